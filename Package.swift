@@ -1,0 +1,41 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "PushLiquid",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "Liquid", targets: ["Liquid"]),
+        .executable(name: "pushliquid", targets: ["pushliquid"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .target(name: "Liquid", swiftSettings: swiftSettings),
+        // PCRE2 (libpcre2-8, Debian `libpcre2-dev`) for the content-view input validation.
+        .systemLibrary(
+            name: "CPCRE2",
+            pkgConfig: "libpcre2-8",
+            providers: [.apt(["libpcre2-dev"]), .brew(["pcre2"])]
+        ),
+        .executableTarget(
+            name: "pushliquid",
+            dependencies: [
+                "Liquid",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LiquidTests",
+            dependencies: ["Liquid"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

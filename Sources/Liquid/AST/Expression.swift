@@ -1,0 +1,94 @@
+/// A compiled expression: a literal, a variable path, a range or a `blank`/`empty` literal.
+public indirect enum Expression: Sendable {
+    /// A constant.
+    case literal(LiquidValue)
+    /// A variable path such as `product.tags[0]`.
+    case variable(VariablePath)
+    /// `(start..end)` with non-constant ends.
+    case range(Expression, Expression)
+    /// The `blank` literal.
+    case blank
+    /// The `empty` literal.
+    case empty
+}
+
+/// A variable path resolved at parse time: a root name and a list of lookups.
+public struct VariablePath: Sendable {
+    /// How the path starts.
+    public enum Root: Sendable {
+        /// A plain name, `product`.
+        case name(String)
+        /// A bracketed expression, `['product']` or `[name]`.
+        case dynamic(Expression)
+    }
+    /// One step after the root.
+    public enum Lookup: Sendable {
+        /// `.title` or `['title']`; `size`, `first` and `last` are handled here too.
+        case key(String)
+        /// `[0]`, `[-1]`.
+        case index(Int)
+        /// `[expression]`.
+        case dynamic(Expression)
+    }
+    /// The root.
+    public var root: Root
+    /// The lookups, in order.
+    public var lookups: [Lookup]
+    /// The path as written, for error messages.
+    public var text: String
+
+    /// A path from its parts.
+    public init(root: Root, lookups: [Lookup], text: String) {
+        self.root = root
+        self.lookups = lookups
+        self.text = text
+    }
+
+    /// The root name, when the root is a plain name.
+    public var rootName: String? { if case .name(let n) = root { return n } else { return nil } }
+}
+
+/// A comparison operator of `if`, `unless` and `when`.
+public enum ComparisonOperator: String, Sendable {
+    case equal = "==", notEqual = "!=", lessThan = "<", greaterThan = ">"
+    case lessOrEqual = "<=", greaterOrEqual = ">=", contains
+}
+
+/// A condition of `if`/`elsif`/`unless`: comparisons joined by `and`/`or`, grouped from the right.
+public indirect enum Condition: Sendable {
+    /// A value tested for truthiness.
+    case value(Expression)
+    /// `left op right`.
+    case comparison(Expression, ComparisonOperator, Expression)
+    /// `left and right`.
+    case and(Condition, Condition)
+    /// `left or right`.
+    case or(Condition, Condition)
+}
+
+/// A filter call in an output or tag: `| name: arg, key: value`.
+public struct FilterCall: Sendable {
+    /// The filter's name as written.
+    public var name: String
+    /// The filter, found at parse time; `nil` when no filter has that name (lax mode).
+    public var filter: LiquidFilter?
+    /// Positional arguments.
+    public var arguments: [Expression]
+    /// Keyword arguments, in order.
+    public var keywordArguments: [(String, Expression)]
+    /// UTF-8 offset in the template source.
+    var offset: Int
+}
+
+/// An expression followed by filters: `name | upcase | append: '!'`.
+public struct FilteredExpression: Sendable {
+    /// The input expression.
+    public var expression: Expression
+    /// The filters, applied left to right.
+    public var filters: [FilterCall]
+}
+
+extension Expression {
+    /// The constant value when the expression is a literal.
+    var constantValue: LiquidValue? { if case .literal(let v) = self { return v } else { return nil } }
+}

@@ -1,0 +1,80 @@
+/// A suite in the Golden Liquid format (`{"tests": [{name, template, data, templates,
+/// result | results | invalid, tags}]}`) and a runner for it.
+public struct ConformanceSuite: Sendable {
+    /// One case.
+    public struct Case: Sendable {
+        /// Unique name; the part before the first comma is the group.
+        public var name: String
+        /// Template source.
+        public var template: String
+        /// Render data.
+        public var data: LiquidValue
+        /// Partials by name.
+        public var templates: [String: String]
+        /// Acceptable outputs (one or more); empty for `invalid` cases.
+        public var results: [String]
+        /// The template must fail to parse or render.
+        public var invalid: Bool
+        /// Tags such as `strict`.
+        public var tags: [String]
+    }
+
+    /// A case's outcome.
+    public struct Outcome: Sendable {
+        /// The case.
+        public var testCase: Case
+        /// What the engine produced: output text, or the error.
+        public var actual: Result<String, LiquidError>
+        /// Whether it matched.
+        public var passed: Bool
+    }
+
+    /// The cases in file order.
+    public var cases: [Case]
+
+    /// Reads a suite from JSON text.
+    public init(json: String) throws {
+        guard case .object(let root) = try JSONValueParser.parse(json), case .array(let tests)? = root["tests"] else {
+            throw LiquidError(.syntax("a conformance suite is an object with a 'tests' array"))
+        }
+        cases = try tests.map { test in
+            guard case .object(let t) = test, case .string(let name)? = t["name"], case .string(let template)? = t["template"] else {
+                throw LiquidError(.syntax("every test needs a 'name' and a 'template'"))
+            }
+            var templates: [String: String] = [:]
+            if case .object(let ts)? = t["templates"] { for (k, v) in ts { templates[k] = v.renderedString } }
+            var results: [String] = []
+            if case .string(let r)? = t["result"] { results = [r] }
+            if case .array(let rs)? = t["results"] { results = rs.map(\.renderedString) }
+            let tags = (t["tags"]?.arrayValue ?? []).map(\.renderedString)
+            return Case(name: name, template: template, data: t["data"] ?? [:], templates: templates, results: results,
+                        invalid: t["invalid"]?.isTruthy ?? false, tags: tags)
+        }
+    }
+
+    /// Runs one case with `base` (its tags, filters and options); `strict` cases parse strictly.
+    public static func run(_ c: Case, base: LiquidEnvironment = LiquidEnvironment(), options: RenderOptions = RenderOptions()) -> Outcome {
+        var env = base.with(errorMode: c.tags.contains("strict") || c.tags.contains("strict2") ? .strict : .lax)
+        env.fileSystem = InMemoryFileSystem(c.templates)
+        let actual: Result<String, LiquidError>
+        do {
+            let template = try env.parse(c.template)
+            actual = .success(try template.render(c.data, options: options))
+        } catch let e as LiquidError {
+            actual = .failure(e)
+        } catch {
+            actual = .failure(LiquidError(.custom("\(error)")))
+        }
+        let passed: Bool
+        switch actual {
+        case .success(let text): passed = !c.invalid && c.results.contains(text)
+        case .failure: passed = c.invalid
+        }
+        return Outcome(testCase: c, actual: actual, passed: passed)
+    }
+
+    /// Runs every case.
+    public func run(base: LiquidEnvironment = LiquidEnvironment(), options: RenderOptions = RenderOptions()) -> [Outcome] {
+        cases.map { Self.run($0, base: base, options: options) }
+    }
+}

@@ -1,0 +1,119 @@
+/// How partials (`include`, `render`) are found.
+public protocol LiquidFileSystem: Sendable {
+    /// The source of the partial called `name` as written in the tag (`'product'`).
+    /// Throw ``LiquidError/Reason/templateNotFound(_:)`` when there is none.
+    func readTemplate(named name: String) throws -> String
+}
+
+/// An in-memory file system.
+public struct InMemoryFileSystem: LiquidFileSystem {
+    /// Partials by name.
+    public var templates: [String: String]
+    /// A file system holding `templates`.
+    public init(_ templates: [String: String]) { self.templates = templates }
+    public func readTemplate(named name: String) throws -> String {
+        guard let source = templates[name] else { throw LiquidError(.templateNotFound(name)) }
+        return source
+    }
+}
+
+/// Parse modes, as in the Ruby reference.
+public enum LiquidErrorMode: Sendable {
+    /// The reference's default: tolerate junk in markup where the reference does.
+    case lax
+    /// Report malformed markup as an error.
+    case strict
+    /// Parse strictly, but on a markup error fall back to lax parsing and record a warning.
+    case warn
+}
+
+/// Limits for untrusted templates. Each one reached is a ``LiquidError`` with
+/// ``LiquidError/Reason/limitExceeded(_:)``, never a hang or a crash.
+public struct LiquidLimits: Sendable, Equatable {
+    /// Maximum output bytes of one render.
+    public var outputBytes: Int
+    /// Maximum render steps (nodes rendered plus loop iterations) of one render.
+    public var renderSteps: Int
+    /// Maximum depth of nested blocks, at parse time.
+    public var nestingDepth: Int
+    /// Maximum depth of nested `include`/`render`.
+    public var partialDepth: Int
+
+    /// Limits with generous defaults: 10 MB output, 10 million steps, 100 nested blocks, 50 partials deep.
+    public init(outputBytes: Int = 10_000_000, renderSteps: Int = 10_000_000, nestingDepth: Int = 100, partialDepth: Int = 50) {
+        self.outputBytes = outputBytes
+        self.renderSteps = renderSteps
+        self.nestingDepth = nestingDepth
+        self.partialDepth = partialDepth
+    }
+}
+
+/// Everything a template is parsed and rendered with: tags, filters, the partials' file
+/// system, the parse mode and the limits. Immutable and `Sendable`: build one, share it.
+///
+/// ```swift
+/// let env = LiquidEnvironment()
+/// let template = try env.parse("Hello {{ name | upcase }}")
+/// let text = try template.render(["name": "ana"])
+/// ```
+public struct LiquidEnvironment: Sendable {
+    /// Tags by name.
+    public private(set) var tags: [String: any LiquidTag]
+    /// Filters by name.
+    public private(set) var filters: [String: LiquidFilter]
+    /// Where `include` and `render` find partials.
+    public var fileSystem: (any LiquidFileSystem)?
+    /// The parse mode.
+    public var errorMode: LiquidErrorMode
+    /// Resource limits.
+    public var limits: LiquidLimits
+    /// Default for ``RenderOptions/strictFilters``: unknown filters are errors at render time.
+    public var strictFilters: Bool = false
+
+    /// An environment with every standard tag and filter.
+    public init(errorMode: LiquidErrorMode = .lax, fileSystem: (any LiquidFileSystem)? = nil, limits: LiquidLimits = LiquidLimits()) {
+        self.tags = [:]
+        self.filters = [:]
+        self.fileSystem = fileSystem
+        self.errorMode = errorMode
+        self.limits = limits
+        for tag in StandardTags.all { register(tag) }
+        for filter in StandardFilters.all { register(filter) }
+    }
+
+    /// An environment with no tags or filters at all.
+    public static func empty(errorMode: LiquidErrorMode = .lax) -> LiquidEnvironment {
+        var env = LiquidEnvironment(errorMode: errorMode)
+        env.tags = [:]
+        env.filters = [:]
+        return env
+    }
+
+    /// Adds or replaces a tag.
+    public mutating func register(_ tag: any LiquidTag) { tags[tag.name] = tag }
+    /// Adds or replaces a filter.
+    public mutating func register(_ filter: LiquidFilter) { filters[filter.name] = filter }
+
+    /// A copy with another parse mode.
+    public func with(errorMode: LiquidErrorMode) -> LiquidEnvironment {
+        var copy = self
+        copy.errorMode = errorMode
+        return copy
+    }
+
+    /// Parses `source` into a template. Syntax errors throw here, with line and column.
+    public func parse(_ source: String, name: String? = nil) throws -> LiquidTemplate {
+        do {
+            let parser = try LiquidParser(source: source, environment: self, name: name)
+            let root = try parser.parseDocument()
+            return LiquidTemplate(root: root, source: source, name: name, environment: self, warnings: parser.warnings)
+        } catch var error as LiquidError {
+            error.locate(in: source, name: name)
+            throw error
+        } catch let reason as LiquidError.Reason {
+            var error = LiquidError(reason)
+            error.templateName = name
+            throw error
+        }
+    }
+}

@@ -1,0 +1,69 @@
+/// A filter: a name, the number of arguments it takes, and the function applied.
+///
+/// Filters are registered on a ``LiquidEnvironment``; the parser looks them up once, so a
+/// render never searches for a filter by name.
+public struct LiquidFilter: Sendable {
+    /// The function: input, then the evaluated arguments and the render context.
+    public typealias Function = @Sendable (LiquidValue, FilterArguments, RenderContext) throws -> LiquidValue
+
+    /// The filter's name, `upcase`.
+    public let name: String
+    /// The fewest positional arguments accepted.
+    public let minArguments: Int
+    /// The most positional arguments accepted; `nil` for no limit.
+    public let maxArguments: Int?
+    /// Keyword argument names it accepts (`allow_false`).
+    public let keywords: [String]
+    let function: Function
+
+    /// A filter taking between `minArguments` and `maxArguments` positional arguments.
+    public init(_ name: String, arguments: ClosedRange<Int> = 0...0, unlimited: Bool = false, keywords: [String] = [], _ function: @escaping Function) {
+        self.name = name
+        self.minArguments = arguments.lowerBound
+        self.maxArguments = unlimited ? nil : arguments.upperBound
+        self.keywords = keywords
+        self.function = function
+    }
+
+    func checkArity(_ count: Int, offset: Int?) throws {
+        if count < minArguments || (maxArguments.map { count > $0 } ?? false) {
+            let expected: String
+            if let maxArguments, maxArguments == minArguments { expected = "\(minArguments)" }
+            else if let maxArguments { expected = "\(minArguments) to \(maxArguments)" }
+            else { expected = "at least \(minArguments)" }
+            throw LiquidError.Reason.filterArity(filter: name, expected: expected, got: count).at(offset)
+        }
+    }
+
+    /// Applies the filter.
+    public func callAsFunction(_ input: LiquidValue, _ arguments: FilterArguments, _ context: RenderContext) throws -> LiquidValue {
+        try function(input, arguments, context)
+    }
+}
+
+/// The evaluated arguments of one filter call.
+public struct FilterArguments: Sendable {
+    /// Positional arguments.
+    public var positional: [LiquidValue]
+    /// Keyword arguments in the order written.
+    public var keywords: [(String, LiquidValue)]
+
+    /// Arguments from their parts.
+    public init(_ positional: [LiquidValue] = [], keywords: [(String, LiquidValue)] = []) {
+        self.positional = positional
+        self.keywords = keywords
+    }
+
+    /// The positional argument at `index`, or `nil` when absent.
+    @inline(__always) public subscript(index: Int) -> LiquidValue {
+        index < positional.count ? positional[index] : .nil
+    }
+
+    /// `true` when there is a positional argument at `index`.
+    public func has(_ index: Int) -> Bool { index < positional.count }
+
+    /// The keyword argument `name`, when given.
+    public func keyword(_ name: String) -> LiquidValue? {
+        keywords.last { $0.0 == name }?.1
+    }
+}

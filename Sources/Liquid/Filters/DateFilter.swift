@@ -1,0 +1,297 @@
+import Foundation
+
+/// A point in time with the UTC offset it is shown in, as a Ruby `Time` carries one.
+struct ZonedTime {
+    var date: Date
+    var offsetSeconds: Int
+    /// Zone abbreviation for `%Z` (empty for a bare offset, as Ruby prints it).
+    var zoneName: String
+}
+
+/// `date: format`: formats a time with Ruby's `strftime`.
+enum DateFilter {
+    static let all: [LiquidFilter] = [
+        LiquidFilter("date", arguments: 1...1) { input, args, context in
+            let format = args[0].rubyString
+            if format.isEmpty { return input }
+            guard let time = parseTime(input, options: context.options) else { return input }
+            return .string(strftime(format, time))
+        },
+    ]
+
+    static func zoned(_ date: Date, in zone: TimeZone) -> ZonedTime {
+        let offset = zone.secondsFromGMT(for: date)
+        let name = zone.identifier == "UTC" || zone.identifier == "GMT" ? "UTC" : (zone.abbreviation(for: date) ?? "")
+        return ZonedTime(date: date, offsetSeconds: offset, zoneName: name)
+    }
+
+    /// The reference's `Utils.to_date`: `now`/`today`, Unix seconds (integers or digit
+    /// strings), and the date strings Ruby's `Time.parse` reads; `nil` otherwise.
+    static func parseTime(_ input: LiquidValue, options: RenderOptions) -> ZonedTime? {
+        switch input {
+        case .int(let i): return zoned(Date(timeIntervalSince1970: TimeInterval(i)), in: options.timeZone)
+        case .string(let raw):
+            let s = raw.trimmingCharacters()
+            if s.isEmpty { return nil }
+            let lower = s.lowercased()
+            if lower == "now" || lower == "today" { return zoned(options.now(), in: options.timeZone) }
+            if s.utf8.allSatisfy(isDigit), let i = Int(s) {
+                return zoned(Date(timeIntervalSince1970: TimeInterval(i)), in: options.timeZone)
+            }
+            return DateStringParser(s).parse(defaultZone: options.timeZone)
+        default:
+            return nil
+        }
+    }
+
+    static let dayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+
+    /// Ruby's `Time#strftime`, with flags `-` `_` `0` `^` `#`, widths and `%:z`.
+    static func strftime(_ format: String, _ time: ZonedTime) -> String {
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = TimeZone(secondsFromGMT: time.offsetSeconds) ?? TimeZone(identifier: "UTC")!
+        let c = cal.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond, .weekday], from: time.date)
+        let year = c.year!, month = c.month!, day = c.day!, hour = c.hour!, minute = c.minute!, second = c.second!
+        let weekday = c.weekday! - 1  // 0 = Sunday
+        let yday = cal.ordinality(of: .day, in: .year, for: time.date) ?? 1
+        let nanos = Int((time.date.timeIntervalSince1970 - floor(time.date.timeIntervalSince1970)) * 1e9 + 0.5)
+
+        var out = ""
+        let chars = Array(format)
+        var i = 0
+        while i < chars.count {
+            let ch = chars[i]
+            guard ch == "%" && i + 1 < chars.count else { out.append(ch); i += 1; continue }
+            var j = i + 1
+            var flags: Set<Character> = []
+            while j < chars.count, "-_0^#".contains(chars[j]) { flags.insert(chars[j]); j += 1 }
+            var width: Int?
+            while j < chars.count, let d = chars[j].wholeNumberValue, chars[j].isASCII {
+                width = (width ?? 0) * 10 + d
+                j += 1
+            }
+            var colons = 0
+            while j < chars.count, chars[j] == ":" { colons += 1; j += 1 }
+            guard j < chars.count else { out += String(chars[i..<j]); break }
+            let conv = chars[j]
+
+            func num(_ v: Int, _ w: Int, _ pad: Character = "0") -> String {
+                let padChar: Character = flags.contains("_") ? " " : (flags.contains("0") ? "0" : pad)
+                let text = String(abs(v))
+                let sign = v < 0 ? "-" : ""
+                if flags.contains("-") { return sign + text }
+                let width = width ?? w
+                return sign + (text.count >= width ? text : String(repeating: padChar, count: width - text.count - sign.count) + text)
+            }
+            func str(_ s: String) -> String {
+                var t = s
+                if flags.contains("^") { t = t.uppercased() }
+                if flags.contains("#") { t = t == t.uppercased() ? t.lowercased() : t.uppercased() }
+                if let width, t.count < width {
+                    t = String(repeating: flags.contains("0") ? "0" : " ", count: width - t.count) + t
+                }
+                return t
+            }
+            let hour12 = hour % 12 == 0 ? 12 : hour % 12
+            var piece: String
+            switch conv {
+            case "Y": piece = flags.isEmpty && width == nil ? String(year) : num(year, 4)
+            case "C": piece = num(year / 100, 2)
+            case "y": piece = num(year % 100, 2)
+            case "m": piece = num(month, 2)
+            case "B": piece = str(monthNames[month - 1])
+            case "b", "h": piece = str(String(monthNames[month - 1].prefix(3)))
+            case "d": piece = num(day, 2)
+            case "e": piece = num(day, 2, " ")
+            case "j": piece = num(yday, 3)
+            case "H": piece = num(hour, 2)
+            case "k": piece = num(hour, 2, " ")
+            case "I": piece = num(hour12, 2)
+            case "l": piece = num(hour12, 2, " ")
+            case "P": piece = str(hour < 12 ? "am" : "pm")
+            case "p": piece = flags.contains("#") ? (hour < 12 ? "am" : "pm") : str(hour < 12 ? "AM" : "PM")
+            case "M": piece = num(minute, 2)
+            case "S": piece = num(second, 2)
+            case "L": piece = String(String(nanos).leftPadded(to: 9).prefix(width ?? 3)).padding(toLength: width ?? 3, withPad: "0", startingAt: 0)
+            case "N": piece = String(String(nanos).leftPadded(to: 9).prefix(width ?? 9)).padding(toLength: width ?? 9, withPad: "0", startingAt: 0)
+            case "z":
+                let off = time.offsetSeconds
+                let sign = off < 0 ? "-" : "+"
+                let h = abs(off) / 3600, m = (abs(off) % 3600) / 60, s = abs(off) % 60
+                switch colons {
+                case 1: piece = "\(sign)\(String(h).leftPadded(to: 2)):\(String(m).leftPadded(to: 2))"
+                case 2: piece = "\(sign)\(String(h).leftPadded(to: 2)):\(String(m).leftPadded(to: 2)):\(String(s).leftPadded(to: 2))"
+                default: piece = "\(sign)\(String(h).leftPadded(to: 2))\(String(m).leftPadded(to: 2))"
+                }
+            case "Z": piece = str(time.zoneName)
+            case "A": piece = str(dayNames[weekday])
+            case "a": piece = str(String(dayNames[weekday].prefix(3)))
+            case "u": piece = num(weekday == 0 ? 7 : weekday, 1)
+            case "w": piece = num(weekday, 1)
+            case "U": piece = num((yday - 1 - weekday + 7) / 7, 2)
+            case "W": piece = num((yday - 1 - ((weekday + 6) % 7) + 7) / 7, 2)
+            case "G", "g", "V":
+                var iso = Calendar(identifier: .iso8601)
+                iso.timeZone = cal.timeZone
+                let ic = iso.dateComponents([.yearForWeekOfYear, .weekOfYear], from: time.date)
+                if conv == "V" { piece = num(ic.weekOfYear ?? 1, 2) }
+                else if conv == "G" { piece = num(ic.yearForWeekOfYear ?? year, 4) }
+                else { piece = num((ic.yearForWeekOfYear ?? year) % 100, 2) }
+            case "s": piece = String(Int(floor(time.date.timeIntervalSince1970)))
+            case "D", "x": piece = strftime("%m/%d/%y", time)
+            case "F": piece = strftime("%Y-%m-%d", time)
+            case "T", "X": piece = strftime("%H:%M:%S", time)
+            case "R": piece = strftime("%H:%M", time)
+            case "r": piece = strftime("%I:%M:%S %p", time)
+            case "c": piece = strftime("%a %b %e %H:%M:%S %Y", time)
+            case "v": piece = strftime("%e-%^b-%Y", time)
+            case "+": piece = strftime("%a %b %e %H:%M:%S %Z %Y", time)
+            case "n": piece = "\n"
+            case "t": piece = "\t"
+            case "%": piece = "%"
+            default: piece = String(chars[i...j])
+            }
+            out += piece
+            i = j + 1
+        }
+        return out
+    }
+}
+
+/// Reads the date strings Ruby's `Time.parse` commonly meets: ISO 8601, `YYYY-MM-DD`,
+/// `YYYY-MM-DD HH:MM:SS`, RFC 2822, `March 14, 2015`, `14 Mar 2015 10:00`, with an
+/// optional zone (`Z`, `UTC`, `+02:00`, `-0500`). A string without a zone is read in the
+/// render's time zone.
+struct DateStringParser {
+    let text: String
+    init(_ text: String) { self.text = text }
+
+    func parse(defaultZone: TimeZone) -> ZonedTime? {
+        var year: Int?, month: Int?, day: Int?
+        var hour = 0, minute = 0, second = 0, fraction = 0.0
+        var offset: Int?
+        var pm: Bool?
+        var numbers: [Int] = []
+        let scalars = Array(text.unicodeScalars)
+        var i = 0
+        func isLetter(_ u: UnicodeScalar) -> Bool { (u.value | 0x20) >= 0x61 && (u.value | 0x20) <= 0x7A }
+        func isNum(_ u: UnicodeScalar) -> Bool { u.value >= 0x30 && u.value <= 0x39 }
+        func readInt(_ from: inout Int) -> (Int, Int) {
+            let start = from
+            var v = 0
+            while from < scalars.count && isNum(scalars[from]) { v = v * 10 + Int(scalars[from].value - 48); from += 1 }
+            return (v, from - start)
+        }
+        var sawDate = false
+        while i < scalars.count {
+            let u = scalars[i]
+            if isNum(u) {
+                var j = i
+                let (v, len) = readInt(&j)
+                if j < scalars.count && scalars[j] == "-" && j + 1 < scalars.count && isNum(scalars[j + 1]) && !sawDate {
+                    // Y-M-D
+                    var k = j + 1
+                    let (m, _) = readInt(&k)
+                    guard k < scalars.count, scalars[k] == "-" else { return nil }
+                    k += 1
+                    let (d, _) = readInt(&k)
+                    if len == 4 { year = v; month = m; day = d } else { day = v; month = m; year = d }
+                    sawDate = true
+                    i = k
+                    if i < scalars.count && (scalars[i] == "T" || scalars[i] == "t") { i += 1 }
+                    continue
+                }
+                if j < scalars.count && scalars[j] == "/" && !sawDate {
+                    var k = j + 1
+                    let (b, _) = readInt(&k)
+                    guard k < scalars.count, scalars[k] == "/" else { return nil }
+                    k += 1
+                    let (c, clen) = readInt(&k)
+                    if len == 4 { year = v; month = b; day = c } else { day = b; month = v; year = clen == 2 ? 2000 + c : c }
+                    sawDate = true
+                    i = k
+                    continue
+                }
+                if j < scalars.count && scalars[j] == ":" {
+                    hour = v
+                    var k = j + 1
+                    minute = readInt(&k).0
+                    if k < scalars.count && scalars[k] == ":" {
+                        k += 1
+                        second = readInt(&k).0
+                        if k < scalars.count && (scalars[k] == "." || scalars[k] == ",") {
+                            k += 1
+                            let s = k
+                            while k < scalars.count && isNum(scalars[k]) { k += 1 }
+                            fraction = Double("0." + String(String.UnicodeScalarView(scalars[s..<k]))) ?? 0
+                        }
+                    }
+                    i = k
+                    continue
+                }
+                numbers.append(v)
+                if len == 4 && year == nil { year = v } else if day == nil && len <= 2 { day = v } else if year == nil { year = v }
+                i = j
+                continue
+            }
+            if (u == "+" || u == "-") && i + 1 < scalars.count && isNum(scalars[i + 1]) && (sawDate || year != nil) {
+                var k = i + 1
+                let start = k
+                let (v, len) = readInt(&k)
+                var h = 0, m = 0
+                if len <= 2 {
+                    h = v
+                    if k < scalars.count && scalars[k] == ":" { k += 1; m = readInt(&k).0 }
+                } else {
+                    h = v / 100; m = v % 100
+                }
+                _ = start
+                offset = (u == "-" ? -1 : 1) * (h * 3600 + m * 60)
+                i = k
+                continue
+            }
+            if isLetter(u) {
+                var k = i
+                while k < scalars.count && isLetter(scalars[k]) { k += 1 }
+                let word = String(String.UnicodeScalarView(scalars[i..<k])).lowercased()
+                i = k
+                if let m = DateFilter.monthNames.firstIndex(where: { $0.lowercased().hasPrefix(word) && word.count >= 3 }) {
+                    month = m + 1
+                    sawDate = true
+                } else if word == "am" || word == "pm" {
+                    pm = word == "pm"
+                } else if word == "z" || word == "utc" || word == "gmt" || word == "ut" {
+                    offset = 0
+                } else if DateFilter.dayNames.contains(where: { $0.lowercased().hasPrefix(word) && word.count >= 3 }) {
+                    continue
+                } else if word == "t" {
+                    continue
+                } else if word == "st" || word == "nd" || word == "rd" || word == "th" || word == "of" {
+                    continue
+                } else {
+                    return nil
+                }
+                continue
+            }
+            i += 1
+        }
+        // "March 14 2015": a day read as the year when the year came second.
+        if let y = year, day == nil, numbers.count >= 2 { day = numbers[0]; year = numbers[1]; _ = y }
+        guard let y = year, let mo = month, let d = day, (1...12).contains(mo), (1...31).contains(d) else { return nil }
+        if let pm {
+            if pm && hour < 12 { hour += 12 }
+            if !pm && hour == 12 { hour = 0 }
+        }
+        guard hour < 24, minute < 60, second < 61 else { return nil }
+        var cal = Calendar(identifier: .gregorian)
+        let zone = offset.flatMap { TimeZone(secondsFromGMT: $0) } ?? defaultZone
+        cal.timeZone = zone
+        guard let date = cal.date(from: DateComponents(year: y, month: mo, day: d, hour: hour, minute: minute, second: second)) else { return nil }
+        let full = date.addingTimeInterval(fraction)
+        if let offset {
+            return ZonedTime(date: full, offsetSeconds: offset, zoneName: offset == 0 && text.uppercased().contains("UTC") ? "UTC" : "")
+        }
+        return DateFilter.zoned(full, in: defaultZone)
+    }
+}

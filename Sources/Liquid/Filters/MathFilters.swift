@@ -1,0 +1,217 @@
+import Foundation
+
+/// A number as the reference's math filters see it: an integer, or a decimal (Ruby's
+/// `BigDecimal`, which the reference converts floats to before arithmetic, so
+/// `0.1 | plus: 0.2` is `0.3`).
+enum LiquidNumber {
+    case int(Int)
+    case decimal(Decimal)
+
+    /// Ruby's `Utils.to_number`.
+    static func from(_ value: LiquidValue) -> LiquidNumber {
+        switch value.resolved {
+        case .int(let i): return .int(i)
+        case .double(let d): return .decimal(decimalFromDouble(d))
+        case .string(let s): return parse(s)
+        default: return .int(0)
+        }
+    }
+
+    /// Numeric strings: `-?\d+` as integers, `-?\d+\.\d+` as decimals, anything else 0.
+    static func parse(_ s: String) -> LiquidNumber {
+        let t = s.trimmingCharacters()
+        var body = Substring(t)
+        if body.first == "-" || body.first == "+" { body = body.dropFirst() }
+        let parts = body.split(separator: ".", omittingEmptySubsequences: false)
+        guard !body.isEmpty, parts.count <= 2, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(isDigit) }) else {
+            // The reference takes a leading number ("12abc" is 0 there, as the regex fails).
+            return .int(0)
+        }
+        if parts.count == 1 {
+            if let i = Int(t) { return .int(i) }
+            return .decimal(Decimal(string: t) ?? 0)
+        }
+        return .decimal(Decimal(string: t) ?? 0)
+    }
+
+    var decimal: Decimal {
+        switch self {
+        case .int(let i): return Decimal(i)
+        case .decimal(let d): return d
+        }
+    }
+
+    /// Back to a value: decimals become floats, as the reference's `to_f`.
+    var value: LiquidValue {
+        switch self {
+        case .int(let i): return .int(i)
+        case .decimal(let d): return .double(doubleFromDecimal(d))
+        }
+    }
+
+    func add(_ other: LiquidNumber) throws -> LiquidNumber {
+        if case .int(let a) = self, case .int(let b) = other {
+            let (r, o) = a.addingReportingOverflow(b)
+            return o ? .decimal(Decimal(a) + Decimal(b)) : .int(r)
+        }
+        return .decimal(decimal + other.decimal)
+    }
+
+    func subtract(_ other: LiquidNumber) throws -> LiquidNumber {
+        if case .int(let a) = self, case .int(let b) = other {
+            let (r, o) = a.subtractingReportingOverflow(b)
+            return o ? .decimal(Decimal(a) - Decimal(b)) : .int(r)
+        }
+        return .decimal(decimal - other.decimal)
+    }
+
+    func multiply(_ other: LiquidNumber) throws -> LiquidNumber {
+        if case .int(let a) = self, case .int(let b) = other {
+            let (r, o) = a.multipliedReportingOverflow(by: b)
+            return o ? .decimal(Decimal(a) * Decimal(b)) : .int(r)
+        }
+        return .decimal(decimal * other.decimal)
+    }
+
+    func divide(_ other: LiquidNumber) throws -> LiquidNumber {
+        if other.isZero { throw LiquidError.Reason.zeroDivision }
+        if case .int(let a) = self, case .int(let b) = other {
+            if a == Int.min && b == -1 { return .decimal(-Decimal(a)) }
+            // Ruby's Integer#/ floors.
+            var q = a / b
+            if (a % b != 0) && ((a < 0) != (b < 0)) { q -= 1 }
+            return .int(q)
+        }
+        return .decimal(decimal / other.decimal)
+    }
+
+    func modulo(_ other: LiquidNumber) throws -> LiquidNumber {
+        if other.isZero { throw LiquidError.Reason.zeroDivision }
+        if case .int(let a) = self, case .int(let b) = other {
+            if b == -1 { return .int(0) }
+            var r = a % b
+            if r != 0 && ((r < 0) != (b < 0)) { r += b }
+            return .int(r)
+        }
+        // Floored modulo, as Ruby's BigDecimal#%.
+        let a = decimal, b = other.decimal
+        var q = a / b
+        var floored = Decimal()
+        NSDecimalRound(&floored, &q, 0, .down)
+        if floored > q { floored -= 1 }
+        if q < 0 && floored != q {
+            var f2 = Decimal()
+            NSDecimalRound(&f2, &q, 0, .down)
+            floored = f2 - (f2 == q ? 0 : 1)
+        }
+        return .decimal(a - b * floored)
+    }
+
+    var isZero: Bool {
+        switch self {
+        case .int(let i): return i == 0
+        case .decimal(let d): return d.isZero
+        }
+    }
+
+    func compare(_ other: LiquidNumber) -> Int {
+        if case .int(let a) = self, case .int(let b) = other { return a < b ? -1 : (a == b ? 0 : 1) }
+        let a = decimal, b = other.decimal
+        return a < b ? -1 : (a == b ? 0 : 1)
+    }
+}
+
+/// `BigDecimal(float.to_s)`: the decimal of the float's shortest printed form.
+func decimalFromDouble(_ d: Double) -> Decimal {
+    if !d.isFinite { return 0 }
+    return Decimal(string: rubyFloatString(d).replacingOccurrences(of: "e+", with: "e")) ?? Decimal(d)
+}
+
+/// `BigDecimal#to_f`.
+func doubleFromDecimal(_ d: Decimal) -> Double {
+    Double(d.description) ?? 0
+}
+
+/// Ruby's `Utils.to_integer` for filter arguments.
+func toInteger(_ value: LiquidValue) throws -> Int {
+    switch value.resolved {
+    case .int(let i): return i
+    case .double(let d) where d.isFinite: return Int(d)
+    case .string(let s):
+        if let i = Int(s.trimmingCharacters()) { return i }
+        throw LiquidError.Reason.argument("invalid integer")
+    case .nil: throw LiquidError.Reason.argument("invalid integer")
+    default: throw LiquidError.Reason.argument("invalid integer")
+    }
+}
+
+/// Math filters.
+enum MathFilters {
+    static let all: [LiquidFilter] = [
+        binary("plus") { try $0.add($1) },
+        binary("minus") { try $0.subtract($1) },
+        binary("times") { try $0.multiply($1) },
+        binary("divided_by") { try $0.divide($1) },
+        binary("modulo") { try $0.modulo($1) },
+        binary("at_least") { $0.compare($1) >= 0 ? $0 : $1 },
+        binary("at_most") { $0.compare($1) <= 0 ? $0 : $1 },
+        LiquidFilter("abs") { input, _, _ in
+            switch LiquidNumber.from(input) {
+            case .int(let i): return i == Int.min ? .double(-Double(i)) : .int(abs(i))
+            case .decimal(let d): return LiquidNumber.decimal(d < 0 ? -d : d).value
+            }
+        },
+        LiquidFilter("ceil") { input, _, _ in roundNumber(LiquidNumber.from(input), .up) },
+        LiquidFilter("floor") { input, _, _ in roundNumber(LiquidNumber.from(input), .down) },
+        LiquidFilter("round", arguments: 0...1) { input, args, _ in
+            let n = LiquidNumber.from(input)
+            let places: Int
+            switch LiquidNumber.from(args[0]) {
+            case .int(let i): places = i
+            case .decimal(let d): places = Int(doubleFromDecimal(d))
+            }
+            if places == 0 || !args.has(0) {
+                guard case .decimal(var d) = n else { return n.value }
+                if let special = nonFinite(input) { return special }
+                var r = Decimal()
+                NSDecimalRound(&r, &d, 0, .plain)
+                return decimalToInt(r)
+            }
+            guard case .decimal(var d) = n else {
+                if places >= 0 { return n.value }
+                var x = n.decimal
+                var r = Decimal()
+                NSDecimalRound(&r, &x, places, .plain)
+                return decimalToInt(r)
+            }
+            var r = Decimal()
+            NSDecimalRound(&r, &d, max(places, -30), .plain)
+            return .double(doubleFromDecimal(r))
+        },
+    ]
+
+    static func binary(_ name: String, _ op: @escaping @Sendable (LiquidNumber, LiquidNumber) throws -> LiquidNumber) -> LiquidFilter {
+        LiquidFilter(name, arguments: 1...1) { input, args, _ in
+            try op(LiquidNumber.from(input), LiquidNumber.from(args[0])).value
+        }
+    }
+
+    /// `ceil`/`floor`: to an integer.
+    static func roundNumber(_ n: LiquidNumber, _ mode: NSDecimalNumber.RoundingMode) -> LiquidValue {
+        guard case .decimal(var d) = n else { return n.value }
+        var r = Decimal()
+        NSDecimalRound(&r, &d, 0, d < 0 ? (mode == .up ? .down : .up) : mode)
+        // NSDecimalRound's .up/.down round away from/toward zero; for negatives flip.
+        return decimalToInt(r)
+    }
+
+    static func nonFinite(_ v: LiquidValue) -> LiquidValue? {
+        if case .double(let d) = v, !d.isFinite { return v }
+        return nil
+    }
+
+    static func decimalToInt(_ d: Decimal) -> LiquidValue {
+        if let i = Int(d.description) { return .int(i) }
+        return .double(doubleFromDecimal(d))
+    }
+}

@@ -1,0 +1,267 @@
+import Foundation
+
+/// String filters.
+enum StringFilters {
+    static let all: [LiquidFilter] = [
+        string("downcase") { $0.lowercased() },
+        string("upcase") { $0.uppercased() },
+        string("capitalize") { s in
+            guard let first = s.first else { return s }
+            return String(first).uppercased() + s.dropFirst().lowercased()
+        },
+        string("strip") { $0.trimmingRubyWhitespace(leading: true, trailing: true) },
+        string("lstrip") { $0.trimmingRubyWhitespace(leading: true, trailing: false) },
+        string("rstrip") { $0.trimmingRubyWhitespace(leading: false, trailing: true) },
+        string("squish") { s in
+            s.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        },
+        string("strip_newlines") { s in
+            String(String.UnicodeScalarView(s.unicodeScalars.filter { $0 != "\n" && $0 != "\r" }))
+        },
+        string("newline_to_br") { s in
+            var out = ""
+            for ch in s {
+                if ch == "\n" || ch == "\r\n" { out += "<br />\n" } else { out.append(ch) }
+            }
+            return out
+        },
+        string("escape") { htmlEscape($0) },
+        string("h") { htmlEscape($0) },
+        string("escape_once") { htmlEscapeOnce($0) },
+        string("url_encode") { urlEncode($0) },
+        string("url_decode") { urlDecode($0) },
+        string("base64_encode") { Data($0.utf8).base64EncodedString() },
+        string("base64_url_safe_encode") {
+            Data($0.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        },
+        LiquidFilter("base64_decode") { input, _, _ in .string(try base64Decode(input.rubyString, urlSafe: false)) },
+        LiquidFilter("base64_url_safe_decode") { input, _, _ in .string(try base64Decode(input.rubyString, urlSafe: true)) },
+        string("strip_html") { stripHTML($0) },
+        stringArg("append", 1) { s, a in s + a[0].rubyString },
+        stringArg("prepend", 1) { s, a in a[0].rubyString + s },
+        stringArg("remove", 1) { s, a in s.replacingAll(a[0].rubyString, with: "") },
+        stringArg("remove_first", 1) { s, a in s.replacingFirst(a[0].rubyString, with: "") },
+        stringArg("remove_last", 1) { s, a in s.replacingLast(a[0].rubyString, with: "") },
+        stringArg("replace", 1...2) { s, a in s.replacingAll(a[0].rubyString, with: a[1].rubyString) },
+        stringArg("replace_first", 1...2) { s, a in s.replacingFirst(a[0].rubyString, with: a[1].rubyString) },
+        stringArg("replace_last", 2) { s, a in s.replacingLast(a[0].rubyString, with: a[1].rubyString) },
+        LiquidFilter("truncate", arguments: 0...2) { input, args, _ in
+            let s = input.rubyString
+            let length = args.has(0) ? try toInteger(args[0]) : 50
+            let ellipsis = args.has(1) ? args[1].rubyString : "..."
+            let chars = Array(s)
+            if chars.count <= length { return .string(s) }
+            let keep = max(0, length - ellipsis.count)
+            return .string(String(chars[0..<min(keep, chars.count)]) + ellipsis)
+        },
+        LiquidFilter("truncatewords", arguments: 0...2) { input, args, _ in
+            let s = input.rubyString
+            var words = args.has(0) ? try toInteger(args[0]) : 15
+            let ellipsis = args.has(1) ? args[1].rubyString : "..."
+            if words <= 0 { words = 1 }
+            let parts = s.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0B}" || $0 == "\u{0C}" })
+            if parts.count <= words { return .string(s) }
+            return .string(parts.prefix(words).joined(separator: " ") + ellipsis)
+        },
+        LiquidFilter("split", arguments: 1...1) { input, args, _ in
+            let s = input.rubyString
+            let sep = args[0].rubyString
+            return .array(rubySplit(s, sep).map { .string($0) })
+        },
+        LiquidFilter("slice", arguments: 1...2) { input, args, _ in
+            let start = try toInteger(args[0])
+            let length = args.has(1) ? try toInteger(args[1]) : 1
+            if case .array(let a) = input {
+                return rubySlice(a, start, length).map { .array($0) } ?? .nil
+            }
+            let chars = Array(input.rubyString)
+            return rubySlice(chars, start, length).map { .string(String($0)) } ?? .nil
+        },
+        LiquidFilter("size") { input, _, _ in
+            switch input {
+            case .string(let s): return .int(s.count)
+            case .array(let a): return .int(a.count)
+            case .object(let o): return o["size"] ?? .int(o.count)
+            case .range(let lo, let hi): return .int(max(0, hi - lo + 1))
+            default: return .int(0)
+            }
+        },
+    ]
+
+    static func string(_ name: String, _ f: @escaping @Sendable (String) -> String) -> LiquidFilter {
+        LiquidFilter(name) { input, _, _ in .string(f(input.rubyString)) }
+    }
+
+    static func stringArg(_ name: String, _ n: Int, _ f: @escaping @Sendable (String, FilterArguments) throws -> String) -> LiquidFilter {
+        stringArg(name, n...n, f)
+    }
+
+    static func stringArg(_ name: String, _ n: ClosedRange<Int>, _ f: @escaping @Sendable (String, FilterArguments) throws -> String) -> LiquidFilter {
+        LiquidFilter(name, arguments: n) { input, args, _ in .string(try f(input.rubyString, args)) }
+    }
+}
+
+/// Ruby's `slice(start, length)` on an array: negative start from the end; `nil` when out of range.
+func rubySlice<T>(_ items: [T], _ start: Int, _ length: Int) -> [T]? {
+    var s = start
+    if s < 0 { s += items.count }
+    if s < 0 || s > items.count || length < 0 { return nil }
+    let end = min(items.count, s + length)
+    return Array(items[s..<end])
+}
+
+/// Ruby's `String#split` with a string separator: a single space splits on runs of
+/// whitespace; an empty separator splits into characters; trailing empty strings are dropped.
+func rubySplit(_ s: String, _ sep: String) -> [String] {
+    var parts: [String]
+    if sep == " " {
+        parts = s.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+    } else if sep.isEmpty {
+        parts = s.map { String($0) }
+    } else {
+        parts = s.components(separatedBy: sep)
+    }
+    while let last = parts.last, last.isEmpty { parts.removeLast() }
+    return parts
+}
+
+func htmlEscape(_ s: String) -> String {
+    var out = ""
+    out.reserveCapacity(s.utf8.count)
+    for ch in s.unicodeScalars {
+        switch ch {
+        case "&": out += "&amp;"
+        case "<": out += "&lt;"
+        case ">": out += "&gt;"
+        case "\"": out += "&quot;"
+        case "'": out += "&#39;"
+        default: out.unicodeScalars.append(ch)
+        }
+    }
+    return out
+}
+
+/// Escapes like `escape` but leaves existing entities (`&amp;`, `&#39;`, `&#x27;`) alone.
+func htmlEscapeOnce(_ s: String) -> String {
+    let scalars = Array(s.unicodeScalars)
+    var out = ""
+    var i = 0
+    while i < scalars.count {
+        let ch = scalars[i]
+        if ch == "&" {
+            // Entity: &name; or &#digits; or &#xhex;
+            var j = i + 1
+            var ok = false
+            if j < scalars.count && scalars[j] == "#" {
+                j += 1
+                if j < scalars.count && (scalars[j] == "x" || scalars[j] == "X") { j += 1 }
+                let start = j
+                while j < scalars.count && (scalars[j].properties.isASCIIHexDigit) { j += 1 }
+                ok = j > start && j < scalars.count && scalars[j] == ";"
+            } else {
+                let start = j
+                while j < scalars.count && ((scalars[j].value >= 0x61 && scalars[j].value <= 0x7A) || (scalars[j].value >= 0x41 && scalars[j].value <= 0x5A) || (scalars[j].value >= 0x30 && scalars[j].value <= 0x39)) { j += 1 }
+                ok = j > start && j < scalars.count && scalars[j] == ";"
+            }
+            if ok {
+                out.unicodeScalars.append(contentsOf: scalars[i...j])
+                i = j + 1
+                continue
+            }
+            out += "&amp;"
+        } else {
+            out += htmlEscape(String(ch))
+        }
+        i += 1
+    }
+    return out
+}
+
+/// `CGI.escape`: unreserved characters kept, space as `+`, everything else `%XX`.
+func urlEncode(_ s: String) -> String {
+    var out = ""
+    for b in s.utf8 {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "*"):
+            out.unicodeScalars.append(UnicodeScalar(b))
+        case UInt8(ascii: " "): out += "+"
+        default: out += "%" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
+        }
+    }
+    return out
+}
+
+/// `CGI.unescape`: `+` as space, `%XX` decoded.
+func urlDecode(_ s: String) -> String {
+    var bytes: [UInt8] = []
+    let u = Array(s.utf8)
+    var i = 0
+    while i < u.count {
+        if u[i] == UInt8(ascii: "+") { bytes.append(0x20); i += 1; continue }
+        if u[i] == UInt8(ascii: "%"), i + 2 < u.count, let v = UInt8(String(decoding: u[(i + 1)...(i + 2)], as: UTF8.self), radix: 16) {
+            bytes.append(v); i += 3; continue
+        }
+        bytes.append(u[i]); i += 1
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+func base64Decode(_ s: String, urlSafe: Bool) throws -> String {
+    var t = s
+    if urlSafe { t = t.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") }
+    while t.utf8.count % 4 != 0 { t += "=" }
+    guard let data = Data(base64Encoded: t) else { throw LiquidError.Reason.argument("invalid base64 provided to base64_decode") }
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// Removes `<script>`, `<style>` and comments with their content, then every tag.
+func stripHTML(_ s: String) -> String {
+    var text = s
+    for (open, close) in [("<script", "</script>"), ("<style", "</style>"), ("<!--", "-->")] {
+        while let start = text.range(of: open, options: .caseInsensitive) {
+            guard let end = text.range(of: close, options: .caseInsensitive, range: start.upperBound..<text.endIndex) else { break }
+            text.removeSubrange(start.lowerBound..<end.upperBound)
+        }
+    }
+    var out = ""
+    var inTag = false
+    for ch in text {
+        if ch == "<" { inTag = true; continue }
+        if ch == ">" && inTag { inTag = false; continue }
+        if !inTag { out.append(ch) }
+    }
+    return out
+}
+
+extension String {
+    func trimmingRubyWhitespace(leading: Bool, trailing: Bool) -> String {
+        let isWS: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" || $0 == "\u{0B}" || $0 == "\u{0C}" || $0 == "\0" }
+        var s = Substring(self)
+        if leading { s = s.drop(while: isWS) }
+        if trailing { while let l = s.last, isWS(l) { s.removeLast() } }
+        return String(s)
+    }
+
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        if target.isEmpty {
+            // Ruby's gsub with an empty pattern inserts between every character.
+            var out = replacement
+            for ch in self { out.append(ch); out += replacement }
+            return out
+        }
+        return replacingOccurrences(of: target, with: replacement)
+    }
+
+    func replacingFirst(_ target: String, with replacement: String) -> String {
+        if target.isEmpty { return replacement + self }
+        guard let r = range(of: target) else { return self }
+        return replacingCharacters(in: r, with: replacement)
+    }
+
+    func replacingLast(_ target: String, with replacement: String) -> String {
+        if target.isEmpty { return self + replacement }
+        guard let r = range(of: target, options: .backwards) else { return self }
+        return replacingCharacters(in: r, with: replacement)
+    }
+}

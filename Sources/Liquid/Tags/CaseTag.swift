@@ -1,0 +1,69 @@
+/// `{% case x %}{% when a, b or c %}...{% else %}...{% endcase %}`. As in the reference,
+/// every matching `when` renders, and `else` renders when no `when` before it matched.
+struct CaseTag: LiquidTag {
+    let name = "case"
+
+    enum Branch: Sendable {
+        case when([Expression], Body)
+        case otherwise(Body)
+    }
+
+    struct Node: LiquidNode {
+        let subject: Expression
+        let branches: [Branch]
+        let isBlank: Bool
+
+        func render(_ context: RenderContext) throws {
+            let value = try context.evaluate(subject)
+            var matched = false
+            for branch in branches {
+                switch branch {
+                case .when(let candidates, let body):
+                    for candidate in candidates where value.liquidEquals(try context.evaluate(candidate)) {
+                        matched = true
+                        try body.render(context)
+                        break
+                    }
+                case .otherwise(let body):
+                    if !matched { try body.render(context) }
+                }
+                if context.interrupt != nil { return }
+            }
+        }
+    }
+
+    func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
+        let subject = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try $0.expression() }
+        var branches: [Branch] = []
+        // Whatever stands before the first `when` is ignored.
+        var (_, end) = try parser.parseBlock("case", offset: tag.offset, until: ["when", "else", "endcase"])
+        while end.name != "endcase" {
+            let (body, next) = try parser.parseBlock("case", offset: tag.offset, until: ["when", "else", "endcase"])
+            if end.name == "when" {
+                let candidates = try parser.parseMarkup(end.markup, offset: end.markupOffset) { stream -> [Expression] in
+                    var list = [try stream.expression()]
+                    while stream.acceptComma() || stream.accept(word: "or") { list.append(try stream.expression()) }
+                    return list
+                }
+                branches.append(.when(candidates, body))
+            } else {
+                branches.append(.otherwise(body))
+            }
+            end = next
+        }
+        let blank = branches.allSatisfy {
+            switch $0 {
+            case .when(_, let b), .otherwise(let b): return b.isBlank
+            }
+        }
+        if blank {
+            branches = branches.map {
+                switch $0 {
+                case .when(let c, let b): return .when(c, b.removingBlankText())
+                case .otherwise(let b): return .otherwise(b.removingBlankText())
+                }
+            }
+        }
+        return Node(subject: subject, branches: branches, isBlank: blank)
+    }
+}

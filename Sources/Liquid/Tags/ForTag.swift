@@ -1,0 +1,196 @@
+/// The `forloop` object of a `for` loop, updated in place as the loop advances.
+final class ForloopDrop: LiquidDrop, @unchecked Sendable {
+    let name: String
+    let length: Int
+    var index0 = 0
+    let parent: LiquidValue
+
+    init(name: String, length: Int, parent: LiquidValue) {
+        self.name = name
+        self.length = length
+        self.parent = parent
+    }
+
+    func liquidProperty(_ key: String) -> LiquidValue? {
+        switch key {
+        case "index": return .int(index0 + 1)
+        case "index0": return .int(index0)
+        case "rindex": return .int(length - index0)
+        case "rindex0": return .int(length - index0 - 1)
+        case "first": return .bool(index0 == 0)
+        case "last": return .bool(index0 == length - 1)
+        case "length": return .int(length)
+        case "name": return .string(name)
+        case "parentloop": return parent
+        default: return nil
+        }
+    }
+
+    var liquidSelf: LiquidValue {
+        ["name": .string(name), "length": .int(length), "index": .int(index0 + 1), "index0": .int(index0),
+         "rindex": .int(length - index0), "rindex0": .int(length - index0 - 1),
+         "first": .bool(index0 == 0), "last": .bool(index0 == length - 1)]
+    }
+}
+
+/// The items a `for` or `tablerow` iterates: arrays, ranges, an object's `[key, value]`
+/// pairs, a non-empty string as one item.
+func iterationItems(_ value: LiquidValue) -> [LiquidValue]? {
+    switch value.resolved {
+    case .array(let a): return a
+    case .range(let lo, let hi): return lo > hi ? [] : (lo...hi).map { .int($0) }
+    case .object(let o): return o.map { .array([.string($0.key), $0.value]) }
+    case .string(let s): return s.isEmpty ? [] : [.string(s)]
+    default: return nil
+    }
+}
+
+/// `from...to` of the reference's `slice_collection`.
+func sliceItems(_ items: [LiquidValue], from: Int, limit: Int?) -> [LiquidValue] {
+    let start = max(0, from)
+    var end = items.count
+    if let limit { end = min(end, from + limit) }
+    guard start < end else { return [] }
+    return Array(items[start..<end])
+}
+
+/// Integer value of a loop parameter (`limit`, `offset`, `cols`).
+func loopInteger(_ value: LiquidValue) throws -> Int? {
+    switch value.resolved {
+    case .nil: return nil
+    case .int(let i): return i
+    case .double(let d) where d.isFinite: return Int(d)
+    case .string(let s):
+        guard let i = Int(s.trimmingCharacters()) else { throw LiquidError.Reason.argument("invalid integer") }
+        return i
+    default: throw LiquidError.Reason.argument("invalid integer")
+    }
+}
+
+extension String {
+    func trimmingCharacters() -> String { Substring(self).trimmingCharacters() }
+}
+
+/// Loop parameters shared by `for` and `tablerow`.
+struct LoopParameters: Sendable {
+    var variable = ""
+    var collection: Expression = .literal(.nil)
+    var collectionText = ""
+    var limit: Expression?
+    var offset: Expression?
+    var offsetContinue = false
+    var cols: Expression?
+    var reversed = false
+
+    static func parse(_ stream: inout MarkupStream, allowCols: Bool) throws -> LoopParameters {
+        var p = LoopParameters()
+        p.variable = try stream.expectIdentifier("a loop variable name")
+        guard stream.accept(word: "in") else { throw stream.unexpected("'in'") }
+        let start = stream.offset
+        p.collection = try stream.expression()
+        p.collectionText = stream.sourceText(from: start, to: stream.offset)
+        while !stream.isAtEnd {
+            if stream.acceptComma() { continue }
+            if stream.accept(word: "reversed") { p.reversed = true; continue }
+            guard stream.atKeywordArgument, let key = stream.identifier() else {
+                if stream.lax { stream.advance(); continue }
+                throw stream.unexpected("'limit', 'offset', 'reversed' or end of markup")
+            }
+            _ = stream.acceptColon()
+            switch key {
+            case "limit": p.limit = try stream.expression()
+            case "offset":
+                if stream.accept(word: "continue") { p.offsetContinue = true } else { p.offset = try stream.expression() }
+            case "cols" where allowCols: p.cols = try stream.expression()
+            default:
+                if stream.lax { _ = try stream.expression(); continue }
+                throw LiquidError.Reason.syntax("unknown loop parameter '\(key)'").at(stream.offset)
+            }
+        }
+        return p
+    }
+}
+
+/// `{% for item in collection limit: n offset: n|continue reversed %}...{% else %}...{% endfor %}`.
+struct ForTag: LiquidTag {
+    let name = "for"
+
+    struct Node: LiquidNode {
+        let parameters: LoopParameters
+        let loopName: String
+        let body: Body
+        let elseBody: Body?
+        let isBlank: Bool
+
+        func render(_ context: RenderContext) throws {
+            let p = parameters
+            let collection = try context.evaluate(p.collection)
+            let from: Int
+            if p.offsetContinue {
+                from = context.forOffsets[loopName] ?? 0
+            } else if let offset = p.offset {
+                from = try loopInteger(try context.evaluate(offset)) ?? 0
+            } else {
+                from = 0
+            }
+            let limit = try p.limit.flatMap { try loopInteger(try context.evaluate($0)) }
+            var items = iterationItems(collection).map { sliceItems($0, from: from, limit: limit) } ?? []
+            if p.reversed { items.reverse() }
+            context.forOffsets[loopName] = from + items.count
+            guard !items.isEmpty else {
+                try elseBody?.render(context)
+                return
+            }
+            let parent = context.locals.last { $0.name == "forloop" }?.value ?? .nil
+            let forloop = ForloopDrop(name: loopName, length: items.count, parent: parent)
+            context.pushLocal("forloop", .drop(forloop))
+            context.pushLocal(p.variable, .nil)
+            let slot = context.locals.count - 1
+            defer { context.popLocal(); context.popLocal() }
+            for (i, item) in items.enumerated() {
+                forloop.index0 = i
+                context.locals[slot].value = item
+                try body.render(context)
+                if let interrupt = context.interrupt {
+                    context.interrupt = nil
+                    if interrupt == .breakLoop { break }
+                }
+                try context.step()
+            }
+        }
+    }
+
+    func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
+        let p = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try LoopParameters.parse(&$0, allowCols: false) }
+        var (body, end) = try parser.parseBlock("for", offset: tag.offset, until: ["else", "endfor"])
+        var elseBody: Body?
+        if end.name == "else" {
+            let (b, _) = try parser.parseBlock("for", offset: tag.offset, until: ["endfor"])
+            elseBody = b
+        }
+        let blank = body.isBlank && (elseBody?.isBlank ?? true)
+        if blank {
+            body = body.removingBlankText()
+            elseBody = elseBody?.removingBlankText()
+        }
+        return Node(parameters: p, loopName: "\(p.variable)-\(p.collectionText)", body: body, elseBody: elseBody, isBlank: blank)
+    }
+}
+
+/// `{% break %}`.
+struct BreakTag: LiquidTag {
+    let name = "break"
+    struct Node: LiquidNode {
+        func render(_ context: RenderContext) throws { context.interrupt = .breakLoop }
+    }
+    func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode { Node() }
+}
+
+/// `{% continue %}`.
+struct ContinueTag: LiquidTag {
+    let name = "continue"
+    struct Node: LiquidNode {
+        func render(_ context: RenderContext) throws { context.interrupt = .continueLoop }
+    }
+    func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode { Node() }
+}

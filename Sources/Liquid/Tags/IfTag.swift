@@ -1,0 +1,56 @@
+/// `{% if %}`/`{% elsif %}`/`{% else %}`/`{% endif %}`, and `unless` (``UnlessTag``).
+struct IfTag: LiquidTag {
+    let name = "if"
+
+    struct Node: LiquidNode {
+        /// Condition and body pairs; `nil` condition is the `else` branch.
+        let branches: [(Condition?, Body)]
+        let negateFirst: Bool
+        let isBlank: Bool
+
+        func render(_ context: RenderContext) throws {
+            for (index, (condition, body)) in branches.enumerated() {
+                guard let condition else { try body.render(context); return }
+                var truth = try context.evaluate(condition)
+                if index == 0 && negateFirst { truth.toggle() }
+                if truth { try body.render(context); return }
+            }
+        }
+    }
+
+    func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
+        try Self.parseBranches(tag, parser: parser, endName: "endif", negateFirst: false)
+    }
+
+    static func parseBranches(_ tag: TagToken, parser: LiquidParser, endName: String, negateFirst: Bool) throws -> Node {
+        var branches: [(Condition?, Body)] = []
+        var current: Condition? = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try $0.condition() }
+        // Blocks after the first `else` are parsed but never rendered, as in the reference.
+        var collecting = true
+        while true {
+            let (body, end) = try parser.parseBlock(tag.name, offset: tag.offset, until: ["elsif", "else", endName])
+            if collecting {
+                branches.append((current, body))
+                if current == nil { collecting = false }
+            }
+            switch end.name {
+            case "elsif":
+                if collecting { current = try parser.parseMarkup(end.markup, offset: end.markupOffset) { try $0.condition() } }
+            case "else":
+                current = nil
+            default:
+                let blank = branches.allSatisfy { $0.1.isBlank }
+                if blank { branches = branches.map { ($0.0, $0.1.removingBlankText()) } }
+                return Node(branches: branches, negateFirst: negateFirst, isBlank: blank)
+            }
+        }
+    }
+}
+
+/// `{% unless %}`: `if` with the first condition negated.
+struct UnlessTag: LiquidTag {
+    let name = "unless"
+    func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
+        try IfTag.parseBranches(tag, parser: parser, endName: "endunless", negateFirst: true)
+    }
+}

@@ -1,0 +1,33 @@
+/// `{% increment x %}` outputs the counter then adds one; `{% decrement x %}` subtracts one
+/// then outputs. Counters live apart from `assign`ed variables, as in the reference: an
+/// `assign` of the same name hides the counter from `{{ x }}` but not from the tag.
+struct IncrementTag: LiquidTag {
+    let name: String
+
+    struct Node: LiquidNode {
+        let variable: String
+        let delta: Int
+        func render(_ context: RenderContext) throws {
+            var value: Int
+            switch context.counters[variable] ?? {
+                if case .object(let o) = context.data { return o[variable] }
+                return nil
+            }() {
+            case .int(let i)?: value = i
+            default: value = 0
+            }
+            if delta < 0 { value -= 1 }
+            context.output += String(value)
+            if delta > 0 { value += 1 }
+            context.counters[variable] = .int(value)
+        }
+    }
+
+    func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
+        let variable = tag.markup.trimmingCharacters()
+        guard validTargetName(Substring(variable)) else {
+            throw LiquidError.Reason.syntax("invalid variable name '\(variable)' in \(name)").at(tag.markupOffset)
+        }
+        return Node(variable: variable, delta: name == "increment" ? 1 : -1)
+    }
+}

@@ -1,0 +1,168 @@
+/// What `include` and `render` share: the partial's name, `with`/`for`, `as` and keyword arguments.
+struct PartialCall: Sendable {
+    var name: Expression
+    var variable: Expression?
+    var isFor = false
+    var alias: String?
+    var attributes: [(String, Expression)] = []
+
+    static func parse(_ stream: inout MarkupStream, requireLiteralName: Bool) throws -> PartialCall {
+        let nameExpr = try stream.expression()
+        if requireLiteralName, case .literal(.string) = nameExpr {} else if requireLiteralName {
+            throw LiquidError.Reason.syntax("render needs a quoted template name").at(stream.offset)
+        }
+        var call = PartialCall(name: nameExpr)
+        if stream.accept(word: "with") {
+            call.variable = try stream.expression()
+        } else if stream.accept(word: "for") {
+            call.variable = try stream.expression()
+            call.isFor = true
+        }
+        if stream.accept(word: "as") { call.alias = try stream.expectIdentifier("a name after 'as'") }
+        _ = stream.acceptComma()
+        while !stream.isAtEnd {
+            guard stream.atKeywordArgument, let key = stream.identifier() else {
+                if stream.lax { stream.advance(); continue }
+                throw stream.unexpected("'key: value' arguments")
+            }
+            _ = stream.acceptColon()
+            call.attributes.append((key, try stream.expression()))
+            _ = stream.acceptComma()
+        }
+        return call
+    }
+}
+
+extension RenderContext {
+    /// Loads and parses a partial, once per render.
+    func loadPartial(_ name: String) throws -> LiquidTemplate {
+        if let cached = registers["partial:" + name] as? LiquidTemplate { return cached }
+        guard let fileSystem = environment.fileSystem else { throw LiquidError.Reason.templateNotFound(name) }
+        let source: String
+        do { source = try fileSystem.readTemplate(named: name) } catch let error as LiquidError { throw error.reason }
+        let template = try environment.parse(source, name: name)
+        registers["partial:" + name] = template
+        return template
+    }
+
+    /// Renders a partial with the partial chain and depth tracked and errors located in it.
+    func renderPartial(_ template: LiquidTemplate, name: String) throws {
+        guard partialDepth < environment.limits.partialDepth else {
+            throw LiquidError.Reason.limitExceeded(.partialDepth(environment.limits.partialDepth))
+        }
+        partialDepth += 1
+        trace.append(name)
+        defer {
+            partialDepth -= 1
+            trace.removeLast()
+        }
+        do {
+            try template.root.render(self)
+        } catch var error as LiquidError {
+            if error.location == nil { error.locate(in: template.source, name: name) }
+            if error.trace.isEmpty { error.trace = trace }
+            throw error
+        } catch let reason as LiquidError.Reason {
+            var error = LiquidError(reason)
+            error.templateName = name
+            error.trace = trace
+            throw error
+        }
+    }
+}
+
+/// `{% include 'name' with x as y, key: value %}`: renders a partial in the current scope.
+struct IncludeTag: LiquidTag {
+    let name = "include"
+
+    struct Node: LiquidNode {
+        let call: PartialCall
+        func render(_ context: RenderContext) throws {
+            if context.registers["isolated"] != nil {
+                throw LiquidError.Reason.syntax("include usage is not allowed in this context")
+            }
+            let name = try context.evaluate(call.name).renderedString
+            let partial = try context.loadPartial(name)
+            let alias = call.alias ?? String(name.split(separator: "/").last ?? "")
+            let variable = try call.variable.map { try context.evaluate($0) } ?? context.variable(name) ?? .nil
+            let mark = context.locals.count
+            defer { context.locals.removeSubrange(mark...) }
+            for (key, expr) in call.attributes { context.pushLocal(key, try context.evaluate(expr)) }
+            if case .array(let items) = variable {
+                context.pushLocal(alias, .nil)
+                let slot = context.locals.count - 1
+                for item in items {
+                    context.locals[slot].value = item
+                    try context.renderPartial(partial, name: name)
+                }
+            } else {
+                context.pushLocal(alias, variable)
+                try context.renderPartial(partial, name: name)
+            }
+        }
+    }
+
+    func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
+        Node(call: try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try PartialCall.parse(&$0, requireLiteralName: false) })
+    }
+}
+
+/// `{% render 'name' with x as y, key: value %}` and `for`: renders a partial in an isolated scope.
+struct RenderTag: LiquidTag {
+    let name = "render"
+
+    struct Node: LiquidNode {
+        let call: PartialCall
+        let templateName: String
+
+        func render(_ context: RenderContext) throws {
+            let partial = try context.loadPartial(templateName)
+            let alias = call.alias ?? String(templateName.split(separator: "/").last ?? "")
+            let variable = try call.variable.map { try context.evaluate($0) } ?? .nil
+            var attributes: [(String, LiquidValue)] = []
+            for (key, expr) in call.attributes { attributes.append((key, try context.evaluate(expr))) }
+
+            // Isolate: the partial sees only its arguments.
+            let saved = (context.locals, context.globals, context.counters, context.data, context.cycles, context.forOffsets, context.lastIfchanged, context.registers["isolated"])
+            defer {
+                (context.locals, context.globals, context.counters, context.data, context.cycles, context.forOffsets, context.lastIfchanged) =
+                    (saved.0, saved.1, saved.2, saved.3, saved.4, saved.5, saved.6)
+                context.registers["isolated"] = saved.7
+            }
+            func reset() {
+                context.locals = []
+                context.globals = [:]
+                context.counters = [:]
+                context.data = [:]
+                context.cycles = [:]
+                context.forOffsets = [:]
+                context.lastIfchanged = nil
+                context.registers["isolated"] = true
+            }
+            if call.isFor, let items = iterationItems(variable), !(variable.resolved.stringValue != nil) {
+                let forloop = ForloopDrop(name: templateName, length: items.count, parent: .nil)
+                for (i, item) in items.enumerated() {
+                    reset()
+                    forloop.index0 = i
+                    context.pushLocal("forloop", .drop(forloop))
+                    for (k, v) in attributes { context.pushLocal(k, v) }
+                    context.pushLocal(alias, item)
+                    try context.renderPartial(partial, name: templateName)
+                }
+            } else {
+                reset()
+                for (k, v) in attributes { context.pushLocal(k, v) }
+                if !variable.isNil { context.pushLocal(alias, variable) }
+                try context.renderPartial(partial, name: templateName)
+            }
+        }
+    }
+
+    func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
+        let call = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try PartialCall.parse(&$0, requireLiteralName: true) }
+        guard case .literal(.string(let name)) = call.name else {
+            throw LiquidError.Reason.syntax("render needs a quoted template name").at(tag.markupOffset)
+        }
+        return Node(call: call, templateName: name)
+    }
+}

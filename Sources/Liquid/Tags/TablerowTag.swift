@@ -1,0 +1,77 @@
+/// The `tablerowloop` object.
+final class TablerowloopDrop: LiquidDrop, @unchecked Sendable {
+    let length: Int
+    let cols: Int
+    var index0 = 0
+    init(length: Int, cols: Int) {
+        self.length = length
+        self.cols = cols
+    }
+    var col0: Int { cols > 0 ? index0 % cols : index0 }
+    var row: Int { cols > 0 ? index0 / cols + 1 : 1 }
+
+    func liquidProperty(_ key: String) -> LiquidValue? {
+        switch key {
+        case "length": return .int(length)
+        case "index": return .int(index0 + 1)
+        case "index0": return .int(index0)
+        case "rindex": return .int(length - index0)
+        case "rindex0": return .int(length - index0 - 1)
+        case "first": return .bool(index0 == 0)
+        case "last": return .bool(index0 == length - 1)
+        case "col": return .int(col0 + 1)
+        case "col0": return .int(col0)
+        case "col_first": return .bool(col0 == 0)
+        case "col_last": return .bool(col0 + 1 == cols)
+        case "row": return .int(row)
+        default: return nil
+        }
+    }
+}
+
+/// `{% tablerow item in collection cols: n limit: n offset: n %}`: an HTML table's rows and cells.
+struct TablerowTag: LiquidTag {
+    let name = "tablerow"
+
+    struct Node: LiquidNode {
+        let parameters: LoopParameters
+        let body: Body
+
+        func render(_ context: RenderContext) throws {
+            let p = parameters
+            let collection = try context.evaluate(p.collection)
+            let from = try p.offset.flatMap { try loopInteger(try context.evaluate($0)) } ?? 0
+            let limit = try p.limit.flatMap { try loopInteger(try context.evaluate($0)) }
+            let items = iterationItems(collection).map { sliceItems($0, from: from, limit: limit) } ?? []
+            let cols = try p.cols.flatMap { try loopInteger(try context.evaluate($0)) } ?? items.count
+            let loop = TablerowloopDrop(length: items.count, cols: cols)
+            context.output += "<tr class=\"row1\">\n"
+            context.pushLocal("tablerowloop", .drop(loop))
+            context.pushLocal(p.variable, .nil)
+            let slot = context.locals.count - 1
+            defer { context.popLocal(); context.popLocal() }
+            for (i, item) in items.enumerated() {
+                loop.index0 = i
+                context.locals[slot].value = item
+                context.output += "<td class=\"col\(loop.col0 + 1)\">"
+                try body.render(context)
+                context.output += "</td>"
+                if let interrupt = context.interrupt {
+                    context.interrupt = nil
+                    if interrupt == .breakLoop { break }
+                }
+                if loop.col0 + 1 == cols && i != items.count - 1 {
+                    context.output += "</tr>\n<tr class=\"row\(loop.row + 1)\">"
+                }
+                try context.step()
+            }
+            context.output += "</tr>\n"
+        }
+    }
+
+    func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
+        let p = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try LoopParameters.parse(&$0, allowCols: true) }
+        let (body, _) = try parser.parseBlock("tablerow", offset: tag.offset, until: ["endtablerow"])
+        return Node(parameters: p, body: body)
+    }
+}

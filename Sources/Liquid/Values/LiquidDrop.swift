@@ -1,0 +1,38 @@
+/// A lazily computed object: its properties are produced when a template reads them.
+///
+/// Drops let a host expose large or expensive data (a user profile, a product catalogue)
+/// without converting all of it into ``LiquidValue`` up front. Implementations must be
+/// thread-safe: one drop may be read by several renders at once.
+public protocol LiquidDrop: AnyObject, Sendable {
+    /// The value of `key`, or `nil` when the drop has no such property.
+    func liquidProperty(_ key: String) -> LiquidValue?
+    /// The value this drop stands for when it is rendered, compared or filtered.
+    /// The default is `nil` (renders as the empty string).
+    var liquidSelf: LiquidValue { get }
+}
+
+extension LiquidDrop {
+    public var liquidSelf: LiquidValue { .nil }
+}
+
+/// Wraps a ``LiquidDrop`` so that ``LiquidValue`` stays `Hashable`: equality is identity.
+public struct LiquidDropBox: Sendable, Hashable {
+    /// The drop.
+    public let drop: any LiquidDrop
+    /// Wraps `drop`.
+    public init(_ drop: any LiquidDrop) { self.drop = drop }
+    public static func == (lhs: LiquidDropBox, rhs: LiquidDropBox) -> Bool { lhs.drop === rhs.drop }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(drop)) }
+}
+
+/// The `blank` and `empty` literals when stored in a variable (`{% assign x = blank %}`):
+/// comparing with one asks whether the other side is blank or empty.
+final class MethodLiteralDrop: LiquidDrop {
+    enum Kind { case blank, empty }
+    let kind: Kind
+    private init(_ kind: Kind) { self.kind = kind }
+    static let blank = MethodLiteralDrop(.blank)
+    static let empty = MethodLiteralDrop(.empty)
+    func liquidProperty(_ key: String) -> LiquidValue? { nil }
+    var liquidSelf: LiquidValue { .string("") }
+}

@@ -1,0 +1,219 @@
+/// JSON parsing straight into ``LiquidValue``, keeping object key order (Foundation's
+/// `JSONSerialization` does not).
+public struct JSONValueParser {
+    /// A JSON syntax error with its 1-based line and column.
+    public struct SyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What was wrong.
+        public var message: String
+        /// Where, 1-based; column in bytes.
+        public var line: Int, column: Int
+        public var description: String { "\(line):\(column): \(message)" }
+    }
+
+    private let bytes: [UInt8]
+    private var i = 0
+    private var depth = 0
+
+    /// A parser for `text`.
+    public init(_ text: String) { bytes = Array(text.utf8) }
+    /// A parser for UTF-8 `bytes`.
+    public init<B: Sequence>(bytes: B) where B.Element == UInt8 { self.bytes = Array(bytes) }
+
+    /// Parses one JSON document (whitespace around it allowed).
+    public mutating func parse() throws -> LiquidValue {
+        skipSpace()
+        let v = try value()
+        skipSpace()
+        if i < bytes.count { throw error("unexpected text after the JSON value") }
+        return v
+    }
+
+    /// Parses `text` as JSON.
+    public static func parse(_ text: String) throws -> LiquidValue {
+        var p = JSONValueParser(text)
+        return try p.parse()
+    }
+
+    private func error(_ message: String) -> SyntaxError {
+        var line = 1, col = 1
+        for b in bytes[0..<min(i, bytes.count)] {
+            if b == 0x0A { line += 1; col = 1 } else { col += 1 }
+        }
+        return SyntaxError(message: message, line: line, column: col)
+    }
+
+    private mutating func skipSpace() {
+        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+    }
+
+    private mutating func value() throws -> LiquidValue {
+        guard i < bytes.count else { throw error("unexpected end of JSON") }
+        switch bytes[i] {
+        case UInt8(ascii: "{"):
+            depth += 1
+            defer { depth -= 1 }
+            if depth > 512 { throw error("JSON nested too deeply") }
+            i += 1
+            var object = LiquidObject()
+            skipSpace()
+            if i < bytes.count && bytes[i] == UInt8(ascii: "}") { i += 1; return .object(object) }
+            while true {
+                skipSpace()
+                guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+                let key = try string()
+                skipSpace()
+                guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("expected ':'") }
+                i += 1
+                skipSpace()
+                object[key] = try value()
+                skipSpace()
+                guard i < bytes.count else { throw error("unexpected end of JSON in an object") }
+                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+                if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(object) }
+                throw error("expected ',' or '}'")
+            }
+        case UInt8(ascii: "["):
+            depth += 1
+            defer { depth -= 1 }
+            if depth > 512 { throw error("JSON nested too deeply") }
+            i += 1
+            var array: [LiquidValue] = []
+            skipSpace()
+            if i < bytes.count && bytes[i] == UInt8(ascii: "]") { i += 1; return .array(array) }
+            while true {
+                skipSpace()
+                array.append(try value())
+                skipSpace()
+                guard i < bytes.count else { throw error("unexpected end of JSON in an array") }
+                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+                if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(array) }
+                throw error("expected ',' or ']'")
+            }
+        case UInt8(ascii: "\""):
+            return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .nil
+        default:
+            return try number()
+        }
+    }
+
+    private mutating func literal(_ word: String) throws {
+        let w = Array(word.utf8)
+        guard i + w.count <= bytes.count, Array(bytes[i..<(i + w.count)]) == w else { throw error("invalid literal") }
+        i += w.count
+    }
+
+    private mutating func number() throws -> LiquidValue {
+        let start = i
+        if i < bytes.count && bytes[i] == UInt8(ascii: "-") { i += 1 }
+        var isFloat = false
+        while i < bytes.count {
+            let b = bytes[i]
+            if isDigit(b) { i += 1 } else if b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") { isFloat = true; i += 1 } else { break }
+        }
+        let text = String(decoding: bytes[start..<i], as: UTF8.self)
+        if text.isEmpty || text == "-" { throw error("unexpected character") }
+        if !isFloat, let v = Int(text) { return .int(v) }
+        guard let d = Double(text) else { throw error("invalid number '\(text)'") }
+        return .double(d)
+    }
+
+    private mutating func string() throws -> String {
+        i += 1
+        var out: [UInt8] = []
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == UInt8(ascii: "\"") { i += 1; return String(decoding: out, as: UTF8.self) }
+            if b == UInt8(ascii: "\\") {
+                i += 1
+                guard i < bytes.count else { break }
+                let e = bytes[i]
+                i += 1
+                switch e {
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "u"):
+                    var code = try hex4()
+                    if (0xD800..<0xDC00).contains(code), i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") {
+                        i += 2
+                        let low = try hex4()
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    let scalar = UnicodeScalar(code) ?? "\u{FFFD}"
+                    out.append(contentsOf: Array(String(Character(scalar)).utf8))
+                default: out.append(e)
+                }
+                continue
+            }
+            out.append(b)
+            i += 1
+        }
+        throw error("unterminated string")
+    }
+
+    private mutating func hex4() throws -> UInt32 {
+        guard i + 4 <= bytes.count, let v = UInt32(String(decoding: bytes[i..<(i + 4)], as: UTF8.self), radix: 16) else {
+            throw error("invalid \\u escape")
+        }
+        i += 4
+        return v
+    }
+}
+
+extension LiquidValue {
+    /// Serializes as JSON (object keys in order; floats as Ruby prints them).
+    public var jsonString: String {
+        var out = ""
+        writeJSON(to: &out)
+        return out
+    }
+
+    func writeJSON(to out: inout String) {
+        switch self {
+        case .nil: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .int(let i): out += String(i)
+        case .double(let d): out += d.isFinite ? rubyFloatString(d) : "null"
+        case .string(let s): writeJSONString(s, to: &out)
+        case .array(let a):
+            out += "["
+            for (n, e) in a.enumerated() {
+                if n > 0 { out += "," }
+                e.writeJSON(to: &out)
+            }
+            out += "]"
+        case .object(let o):
+            out += "{"
+            for (n, pair) in o.enumerated() {
+                if n > 0 { out += "," }
+                writeJSONString(pair.key, to: &out)
+                out += ":"
+                pair.value.writeJSON(to: &out)
+            }
+            out += "}"
+        case .range(let lo, let hi): out += "\"\(lo)..\(hi)\""
+        case .drop(let d): d.drop.liquidSelf.writeJSON(to: &out)
+        }
+    }
+}
+
+func writeJSONString(_ s: String, to out: inout String) {
+    out += "\""
+    for u in s.unicodeScalars {
+        switch u {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            if u.value < 0x20 { out += "\\u" + String(u.value, radix: 16).leftPadded(to: 4) } else { out.unicodeScalars.append(u) }
+        }
+    }
+    out += "\""
+}

@@ -1,0 +1,105 @@
+// How values turn into output text, as Ruby's `to_s` (and Liquid's array flattening) do.
+
+extension LiquidValue {
+    /// The text this value renders as: `nil` empty, arrays concatenated, floats as Ruby prints them.
+    public var renderedString: String {
+        switch self {
+        case .string(let s): return s
+        default:
+            var out = ""
+            write(to: &out)
+            return out
+        }
+    }
+
+    /// Appends the rendered text to `out`.
+    @inline(__always)
+    public func write(to out: inout String) {
+        switch self {
+        case .nil: break
+        case .string(let s): out += s
+        case .int(let i): out += String(i)
+        case .bool(let b): out += b ? "true" : "false"
+        case .double(let d): out += rubyFloatString(d)
+        case .array(let a): for e in a { e.write(to: &out) }
+        case .range(let lo, let hi): out += "\(lo)..\(hi)"
+        case .object: out += rubyInspect
+        case .drop(let d): d.drop.liquidSelf.write(to: &out)
+        }
+    }
+
+    /// Ruby's `inspect`, used for objects rendered directly and in error messages.
+    var rubyInspect: String {
+        switch self {
+        case .nil: return "nil"
+        case .string(let s): return rubyInspectString(s)
+        case .int, .double, .bool, .range: return renderedString
+        case .array(let a): return "[" + a.map(\.rubyInspect).joined(separator: ", ") + "]"
+        case .object(let o):
+            return "{" + o.map { "\(rubyInspectString($0.key))=>\($0.value.rubyInspect)" }.joined(separator: ", ") + "}"
+        case .drop(let d): return d.drop.liquidSelf.rubyInspect
+        }
+    }
+}
+
+func rubyInspectString(_ s: String) -> String {
+    var out = "\""
+    for ch in s.unicodeScalars {
+        switch ch {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\t": out += "\\t"
+        case "\r": out += "\\r"
+        case "#": out += "#"
+        default:
+            if ch.value < 0x20 { out += "\\x" + String(ch.value, radix: 16, uppercase: true).leftPadded(to: 2) } else { out.unicodeScalars.append(ch) }
+        }
+    }
+    return out + "\""
+}
+
+extension String {
+    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}
+
+/// Formats a double as Ruby's `Float#to_s` does: the shortest round-tripping digits, fixed
+/// notation for decimal exponents from -4 to 16 (`0.0001`, `1.0e-05`, `1.0e+16`), and always
+/// at least one digit after the point.
+public func rubyFloatString(_ value: Double) -> String {
+    if value.isNaN { return "NaN" }
+    if value.isInfinite { return value < 0 ? "-Infinity" : "Infinity" }
+    if value == 0 { return value.sign == .minus ? "-0.0" : "0.0" }
+    // Swift's description gives the shortest round-tripping digits; re-lay them out.
+    let text = "\(value.magnitude)"
+    var mantissa = Substring(text), exponent = 0
+    if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+        mantissa = text[..<e]
+        exponent = Int(text[text.index(after: e)...]) ?? 0
+    }
+    var intPart = mantissa, fracPart: Substring = ""
+    if let dot = mantissa.firstIndex(of: ".") {
+        intPart = mantissa[..<dot]
+        fracPart = mantissa[mantissa.index(after: dot)...]
+    }
+    var digits = Array(intPart + fracPart)
+    var decpt = intPart.count + exponent
+    while digits.first == "0" { digits.removeFirst(); decpt -= 1 }
+    while digits.last == "0" { digits.removeLast() }
+    if digits.isEmpty { return "0.0" }
+    let sign = value < 0 ? "-" : ""
+    let d = String(digits)
+    if decpt > 0 && decpt <= 16 {
+        if d.count <= decpt { return sign + d + String(repeating: "0", count: decpt - d.count) + ".0" }
+        return sign + d.prefix(decpt) + "." + d.dropFirst(decpt)
+    }
+    if decpt <= 0 && decpt > -4 {
+        return sign + "0." + String(repeating: "0", count: -decpt) + d
+    }
+    let e = decpt - 1
+    let expText = (e < 0 ? "-" : "+") + String(abs(e)).leftPadded(to: 2)
+    let frac = d.count > 1 ? String(d.dropFirst()) : "0"
+    return sign + String(d.first!) + "." + frac + "e" + expText
+}

@@ -1,0 +1,192 @@
+// Truthiness, equality, ordering, blank/empty and property lookup, as the Ruby reference
+// (and Rails' `blank?`) define them.
+
+extension LiquidValue {
+    /// Liquid truthiness: only `nil` and `false` are falsy.
+    public var isTruthy: Bool {
+        switch self {
+        case .nil, .bool(false): return false
+        default: return true
+        }
+    }
+
+    /// Rails' `blank?`: `nil`, `false`, whitespace-only strings, empty arrays and objects.
+    public var isBlank: Bool {
+        switch self {
+        case .nil, .bool(false): return true
+        case .bool(true), .int, .double, .range: return false
+        case .string(let s): return s.allSatisfy(\.isWhitespace)
+        case .array(let a): return a.isEmpty
+        case .object(let o): return o.isEmpty
+        case .drop(let d):
+            if d.drop is MethodLiteralDrop { return true }
+            return d.drop.liquidSelf.isNil ? false : d.drop.liquidSelf.isBlank
+        }
+    }
+
+    /// Ruby's `empty?` where the value has it (strings, arrays, objects); `nil` otherwise.
+    var isEmptyCollection: Bool? {
+        switch self {
+        case .string(let s): return s.isEmpty
+        case .array(let a): return a.isEmpty
+        case .object(let o): return o.isEmpty
+        case .range(let lo, let hi): return lo > hi
+        case .drop(let d):
+            if d.drop is MethodLiteralDrop { return true }
+            return d.drop.liquidSelf.isEmptyCollection
+        default: return nil
+        }
+    }
+
+    /// The value a drop stands for; other values unchanged.
+    @inline(__always) var resolved: LiquidValue {
+        if case .drop(let d) = self, !(d.drop is MethodLiteralDrop) { return d.drop.liquidSelf }
+        return self
+    }
+
+    /// Ruby's `==` between two values, with `blank` and `empty` literals on either side.
+    func liquidEquals(_ other: LiquidValue) -> Bool {
+        if case .drop(let d) = self, let m = d.drop as? MethodLiteralDrop { return other.matches(m.kind) }
+        if case .drop(let d) = other, let m = d.drop as? MethodLiteralDrop { return self.matches(m.kind) }
+        switch (self.resolved, other.resolved) {
+        case (.int(let a), .int(let b)): return a == b
+        case (.int(let a), .double(let b)): return Double(a) == b
+        case (.double(let a), .int(let b)): return a == Double(b)
+        case (.double(let a), .double(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.nil, .nil): return true
+        case (.array(let a), .array(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.liquidEquals($1) }
+        case (.object(let a), .object(let b)):
+            return a.count == b.count && a.allSatisfy { pair in b[pair.key].map { pair.value.liquidEquals($0) } ?? false }
+        case (.range(let a, let b), .range(let c, let d)): return a == c && b == d
+        case (.drop(let a), .drop(let b)): return a == b
+        default: return false
+        }
+    }
+
+    private func matches(_ kind: MethodLiteralDrop.Kind) -> Bool {
+        switch kind {
+        case .blank: return isBlank
+        case .empty: return isEmptyCollection ?? false
+        }
+    }
+
+    /// Ruby's `<=>` for `<`, `>`, `<=`, `>=`: numbers with numbers, strings with strings.
+    /// Returns `nil` when either side has no ordering at all (nil, booleans, collections),
+    /// which the reference treats as a false condition. Throws for a number against a string.
+    func liquidCompare(_ other: LiquidValue) throws -> Int? {
+        switch (self.resolved, other.resolved) {
+        case (.int(let a), .int(let b)): return a < b ? -1 : (a == b ? 0 : 1)
+        case (.int(let a), .double(let b)): return Self.compare(Double(a), b)
+        case (.double(let a), .int(let b)): return Self.compare(a, Double(b))
+        case (.double(let a), .double(let b)): return Self.compare(a, b)
+        case (.string(let a), .string(let b)):
+            let x = Array(a.utf8), y = Array(b.utf8)
+            return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
+        case (let a, let b):
+            if a.isNumberOrString && b.isNumberOrString {
+                throw LiquidError.Reason.argument("comparison of \(a.rubyClassName) with \(b.rubyInspect) failed")
+            }
+            return nil
+        }
+    }
+
+    private static func compare(_ a: Double, _ b: Double) -> Int? {
+        if a.isNaN || b.isNaN { return nil }
+        return a < b ? -1 : (a == b ? 0 : 1)
+    }
+
+    var isNumberOrString: Bool {
+        switch self {
+        case .int, .double, .string: return true
+        default: return false
+        }
+    }
+
+    /// Ruby class name, for error messages.
+    var rubyClassName: String {
+        switch self {
+        case .nil: return "NilClass"
+        case .bool(let b): return b ? "TrueClass" : "FalseClass"
+        case .int: return "Integer"
+        case .double: return "Float"
+        case .string: return "String"
+        case .array: return "Array"
+        case .object: return "Hash"
+        case .range: return "Range"
+        case .drop: return "Drop"
+        }
+    }
+
+    /// `contains`: substring for strings, membership for arrays, key for objects.
+    func liquidContains(_ needle: LiquidValue) -> Bool {
+        switch (self.resolved, needle.resolved) {
+        case (_, .nil): return false
+        case (.string(let s), let n): return n.renderedString.isEmpty || s.contains(n.renderedString)
+        case (.array(let a), let n): return a.contains { $0.liquidEquals(n) }
+        case (.object(let o), .string(let k)): return o[k] != nil
+        case (.range(let lo, let hi), .int(let n)): return lo <= n && n <= hi
+        default: return false
+        }
+    }
+
+    /// Reads `key` from this value: object keys, array `size`/`first`/`last`, string `size`,
+    /// range `first`/`last`/`size`, drop properties.
+    @inline(__always)
+    func property(_ key: String) -> LiquidValue {
+        switch self {
+        case .object(let o):
+            if let v = o[key] { return v }
+            switch key {
+            case "size": return .int(o.count)
+            case "first":
+                guard let k = o.keys.first else { return .nil }
+                return .array([.string(k), o.values[0]])
+            default: return .nil
+            }
+        case .array(let a):
+            switch key {
+            case "size": return .int(a.count)
+            case "first": return a.first ?? .nil
+            case "last": return a.last ?? .nil
+            default: return .nil
+            }
+        case .string(let s):
+            return key == "size" ? .int(s.count) : .nil
+        case .range(let lo, let hi):
+            switch key {
+            case "size": return .int(max(0, hi - lo + 1))
+            case "first": return .int(lo)
+            case "last": return .int(hi)
+            default: return .nil
+            }
+        case .drop(let d):
+            if let v = d.drop.liquidProperty(key) { return v }
+            let inner = d.drop.liquidSelf
+            return inner.isNil ? .nil : inner.property(key)
+        default:
+            return .nil
+        }
+    }
+
+    /// Reads `self[index]`: array elements (negative from the end); objects by key.
+    @inline(__always)
+    func element(_ index: LiquidValue) -> LiquidValue {
+        switch (self, index) {
+        case (.array(let a), .int(var i)):
+            if i < 0 { i += a.count }
+            return i >= 0 && i < a.count ? a[i] : .nil
+        case (.array(let a), .double(let d)) where d.isFinite:
+            var i = Int(d)
+            if i < 0 { i += a.count }
+            return i >= 0 && i < a.count ? a[i] : .nil
+        case (.object(let o), .string(let k)): return o[k] ?? .nil
+        case (.object(let o), let k): return o[k.renderedString] ?? .nil
+        case (.array, .string(let k)), (.range, .string(let k)), (.string, .string(let k)), (.drop, .string(let k)):
+            return property(k)
+        default: return .nil
+        }
+    }
+}
