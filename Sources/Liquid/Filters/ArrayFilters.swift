@@ -23,22 +23,32 @@ enum ArrayFilters {
             default: return .nil
             }
         },
-        LiquidFilter("reverse") { input, _, _ in .array((arrayLike(input) ?? [input]).reversed()) },
-        LiquidFilter("compact", arguments: 0...1) { input, args, ctx in
-            let items = arrayLike(input) ?? [input]
-            if args.has(0) {
-                let key = args[0].rubyString
-                return .array(items.filter { !$0.property(key).isNil })
+        LiquidFilter("reverse") { input, _, _ in .array(inputItems(input).reversed()) },
+        LiquidFilter("compact", arguments: 0...1) { input, args, _ in
+            let items = inputItems(input)
+            if args[0].isNil { return .array(items.filter { !$0.isNil }) }
+            var out: [LiquidValue] = []
+            for item in items {
+                switch try rubyIndex(item, args[0]) {
+                case .value(let v): if !v.isNil { out.append(item) }
+                case .noMethod: return .nil
+                }
             }
-            return .array(items.filter { !$0.isNil })
+            return .array(out)
         },
         LiquidFilter("uniq", arguments: 0...1) { input, args, _ in
-            let items = arrayLike(input) ?? [input]
+            let items = inputItems(input)
             var seen: [LiquidValue] = []
             var out: [LiquidValue] = []
             for item in items {
-                let key = args.has(0) ? item.property(args[0].rubyString) : item
-                if !seen.contains(where: { $0 == key }) {
+                var key = item
+                if !args[0].isNil {
+                    switch try rubyIndex(item, args[0]) {
+                    case .value(let v): key = v
+                    case .noMethod: return .nil
+                    }
+                }
+                if !seen.contains(key) {
                     seen.append(key)
                     out.append(item)
                 }
@@ -49,63 +59,48 @@ enum ArrayFilters {
             guard let other = arrayLike(args[0]) else {
                 throw LiquidError.Reason.argument("concat filter requires an array argument")
             }
-            return .array((arrayLike(input) ?? (input.isNil ? [] : [input])) + other)
+            return .array(inputItems(input) + other)
         },
         LiquidFilter("map", arguments: 1...1) { input, args, _ in
-            let key = args[0].rubyString
-            let items = flattenedItems(input)
-            return .array(try items.map { item in
-                switch item {
-                case .object, .drop: return item.property(key)
-                case .nil: return .nil
-                default: throw LiquidError.Reason.argument("cannot select the property '\(key)'")
+            .array(try inputItems(input).map { item in
+                switch try rubyIndex(item, args[0]) {
+                case .value(let v): return v
+                case .noMethod: return .nil
                 }
             })
         },
         LiquidFilter("sort", arguments: 0...1) { input, args, _ in
-            let items = arrayLike(input) ?? [input]
-            if args.has(0) {
-                let key = args[0].rubyString
-                return .array(try sortValues(items, by: { $0.property(key) }, natural: false))
-            }
-            return .array(try sortValues(items, by: { $0 }, natural: false))
+            try sortFilter(input, args[0], natural: false)
         },
         LiquidFilter("sort_natural", arguments: 0...1) { input, args, _ in
-            let items = arrayLike(input) ?? [input]
-            if args.has(0) {
-                let key = args[0].rubyString
-                return .array(try sortValues(items, by: { $0.property(key) }, natural: true))
-            }
-            return .array(try sortValues(items, by: { $0 }, natural: true))
+            try sortFilter(input, args[0], natural: true)
         },
         LiquidFilter("where", arguments: 1...2) { input, args, _ in
-            .array(try selectItems(input, args, filterName: "where").filter { $0.1 }.map(\.0))
+            try filterArray(input, args, empty: .array([])) { items, test in .array(try items.filter(test)) }
         },
         LiquidFilter("reject", arguments: 1...2) { input, args, _ in
-            .array(try selectItems(input, args, filterName: "reject").filter { !$0.1 }.map(\.0))
+            try filterArray(input, args, empty: .array([])) { items, test in .array(try items.filter { try !test($0) }) }
         },
         LiquidFilter("find", arguments: 1...2) { input, args, _ in
-            try selectItems(input, args, filterName: "find").first { $0.1 }?.0 ?? .nil
+            try filterArray(input, args, empty: .nil) { items, test in try items.first(where: test) ?? .nil }
         },
         LiquidFilter("find_index", arguments: 1...2) { input, args, _ in
-            try selectItems(input, args, filterName: "find_index").firstIndex { $0.1 }.map { .int($0) } ?? .nil
+            try filterArray(input, args, empty: .nil) { items, test in try items.firstIndex(where: test).map { .int($0) } ?? .nil }
         },
         LiquidFilter("has", arguments: 1...2) { input, args, _ in
-            .bool(try selectItems(input, args, filterName: "has").contains { $0.1 })
+            try filterArray(input, args, empty: .bool(false)) { items, test in .bool(try items.contains(where: test)) }
         },
         LiquidFilter("sum", arguments: 0...1) { input, args, _ in
-            let items = flattenedItems(input)
             var total = LiquidNumber.int(0)
-            for item in items {
-                let v = args.has(0) ? item.property(args[0].rubyString) : item
-                let n: LiquidNumber
-                switch v {
-                case .int(let i): n = .int(i)
-                case .double(let d): n = .decimal(decimalFromDouble(d))
-                case .string(let s): n = LiquidNumber.parse(s)
-                default: n = .int(0)
+            for item in inputItems(input) {
+                var v = item
+                if !args[0].isNil {
+                    switch try rubyIndex(item, args[0]) {
+                    case .value(let x): v = x
+                    case .noMethod: v = .int(0)
+                    }
                 }
-                total = try total.add(n)
+                total = try total.add(LiquidNumber.from(v))
             }
             return total.value
         },
@@ -132,64 +127,109 @@ func arrayLike(_ value: LiquidValue) -> [LiquidValue]? {
     }
 }
 
-/// The reference flattens nested arrays for `map` and `sum`; a non-array is one item.
-func flattenedItems(_ value: LiquidValue) -> [LiquidValue] {
-    guard let items = arrayLike(value) else { return value.isNil ? [] : [value] }
-    var out: [LiquidValue] = []
-    for item in items {
-        if case .array = item { out += flattenedItems(item) } else { out.append(item) }
-    }
-    return out
-}
-
-/// Evaluates `where`-style arguments: with one argument, items whose property is truthy;
-/// with two, items whose property equals the value.
-func selectItems(_ input: LiquidValue, _ args: FilterArguments, filterName: String) throws -> [(LiquidValue, Bool)] {
-    let items = arrayLike(input) ?? (input.isNil ? [] : [input])
-    let key = args[0].rubyString
-    let hasTarget = args.has(1)
-    let target = args[1]
-    return items.map { item in
-        let v: LiquidValue
-        switch item {
-        case .object, .drop: v = item.property(key)
-        case .string(let s):
-            // A string item matches when it contains the key (the reference's `include?`).
-            return (item, !hasTarget && s.contains(key))
-        default: return (item, false)
+/// The reference's `InputIterator`: arrays flattened, an object or scalar as one item, `nil` as none.
+func inputItems(_ value: LiquidValue) -> [LiquidValue] {
+    switch value {
+    case .array(let a):
+        var out: [LiquidValue] = []
+        out.reserveCapacity(a.count)
+        for item in a {
+            if case .array = item { out += inputItems(item) } else { out.append(item) }
         }
-        if hasTarget {
-            if target.isNil { return (item, v.isNil) }
-            return (item, v.liquidEquals(target))
-        }
-        return (item, v.isTruthy)
+        return out
+    case .range(let lo, let hi): return lo > hi ? [] : (lo...hi).map { .int($0) }
+    case .nil: return []
+    case .drop(let d) where !(d.drop.liquidSelf.isNil): return inputItems(d.drop.liquidSelf)
+    default: return [value]
     }
 }
 
-/// Sorts as the reference does: numbers with numbers, strings with strings; a mix is an
-/// error. `nil` sorts last. `natural` compares strings case-insensitively.
-func sortValues(_ items: [LiquidValue], by key: (LiquidValue) -> LiquidValue, natural: Bool) throws -> [LiquidValue] {
-    let keyed = items.map { (item: $0, key: key($0)) }
-    var failure: LiquidError.Reason?
-    let sorted = keyed.enumerated().sorted { a, b in
-        let x = a.element.key, y = b.element.key
-        if x.isNil != y.isNil { return !x.isNil }
-        if x.isNil { return a.offset < b.offset }
-        if natural, case .string(let s) = x, case .string(let t) = y {
-            let l = s.lowercased(), r = t.lowercased()
-            return l == r ? a.offset < b.offset : Array(l.utf8).lexicographicallyPrecedes(Array(r.utf8))
-        }
-        do {
-            guard let c = try x.liquidCompare(y) else {
-                failure = .argument("comparison of \(x.rubyClassName) with \(y.rubyClassName) failed")
-                return a.offset < b.offset
+/// The result of Ruby's `item[property]`.
+enum IndexResult {
+    case value(LiquidValue)
+    /// The item has no `[]` (nil, booleans, floats): the reference's filters give up with nil.
+    case noMethod
+}
+
+/// Ruby's `item[property]`: object keys, substrings of strings, bits of integers; a
+/// property of the wrong type for the item is an error, as in the reference.
+func rubyIndex(_ item: LiquidValue, _ property: LiquidValue) throws -> IndexResult {
+    switch (item, property) {
+    case (.object(let o), .string(let k)): return .value(o[k] ?? .nil)
+    case (.object, _): return .value(.nil)
+    case (.drop(let d), _): return .value(d.drop.liquidProperty(property.renderedString) ?? .nil)
+    case (_, .nil): return .value(.nil)
+    case (.string(let s), .string(let k)): return .value(s.contains(k) ? .string(k) : .nil)
+    case (.string(let s), .int(var i)):
+        let chars = Array(s)
+        if i < 0 { i += chars.count }
+        return .value(i >= 0 && i < chars.count ? .string(String(chars[i])) : .nil)
+    case (.int(let n), .int(let bit)):
+        return .value(.int(bit < 0 || bit >= 64 ? (n < 0 && bit >= 64 ? 1 : 0) : (n >> bit) & 1))
+    case (.string, _), (.int, _):
+        throw LiquidError.Reason.argument("cannot select the property '\(property.rubyString)'")
+    default:
+        return .noMethod
+    }
+}
+
+/// The reference's `filter_array` behind `where`, `reject`, `find`, `find_index` and `has`:
+/// with no target (or a nil one) items whose property is truthy, else those equal to it.
+func filterArray(_ input: LiquidValue, _ args: FilterArguments, empty: LiquidValue,
+                 _ body: ([LiquidValue], (LiquidValue) throws -> Bool) throws -> LiquidValue) throws -> LiquidValue {
+    let items = inputItems(input)
+    if items.isEmpty { return empty }
+    let property = args[0], target = args[1]
+    struct GiveUp: Error {}
+    do {
+        return try body(items) { item in
+            switch try rubyIndex(item, property) {
+            case .value(let v): return target.isNil ? v.isTruthy : v.liquidEquals(target)
+            case .noMethod: throw GiveUp()
             }
-            return c == 0 ? a.offset < b.offset : c < 0
-        } catch {
-            failure = .argument("comparison of \(x.rubyClassName) with \(y.rubyClassName) failed")
-            return a.offset < b.offset
+        }
+    } catch is GiveUp {
+        return .nil
+    }
+}
+
+/// `sort` and `sort_natural`: nil last; incomparable values are an error for `sort`;
+/// `sort_natural` compares `to_s` case-insensitively.
+func sortFilter(_ input: LiquidValue, _ property: LiquidValue, natural: Bool) throws -> LiquidValue {
+    let items = inputItems(input)
+    if items.isEmpty { return .array([]) }
+    var keys: [LiquidValue] = []
+    if property.isNil {
+        keys = items
+    } else {
+        for item in items {
+            switch item {
+            case .object, .drop, .string, .int:
+                switch try rubyIndex(item, property) {
+                case .value(let v): keys.append(v)
+                case .noMethod: return .nil
+                }
+            default: return .nil
+            }
         }
     }
-    if let failure, !natural { throw failure }
-    return sorted.map(\.element.item)
+    var failure: LiquidError.Reason?
+    let order = Array(items.indices).sorted { a, b in
+        let x = keys[a], y = keys[b]
+        if x.isNil || y.isNil {
+            if x.isNil && y.isNil { return a < b }
+            return !x.isNil
+        }
+        if natural {
+            let l = Array(x.rubyString.lowercased().utf8), r = Array(y.rubyString.lowercased().utf8)
+            return l == r ? a < b : l.lexicographicallyPrecedes(r)
+        }
+        guard let c = try? x.liquidCompare(y) else {
+            failure = .argument("cannot sort values of incompatible types")
+            return a < b
+        }
+        return c == 0 ? a < b : c < 0
+    }
+    if let failure { throw failure }
+    return .array(order.map { items[$0] })
 }

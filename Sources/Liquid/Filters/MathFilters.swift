@@ -136,7 +136,6 @@ func doubleFromDecimal(_ d: Decimal) -> Double {
 func toInteger(_ value: LiquidValue) throws -> Int {
     switch value.resolved {
     case .int(let i): return i
-    case .double(let d) where d.isFinite: return Int(d)
     case .string(let s):
         if let i = Int(s.trimmingCharacters()) { return i }
         throw LiquidError.Reason.argument("invalid integer")
@@ -164,29 +163,19 @@ enum MathFilters {
         LiquidFilter("ceil") { input, _, _ in roundNumber(LiquidNumber.from(input), .up) },
         LiquidFilter("floor") { input, _, _ in roundNumber(LiquidNumber.from(input), .down) },
         LiquidFilter("round", arguments: 0...1) { input, args, _ in
+            if let special = nonFinite(input) { return special }
             let n = LiquidNumber.from(input)
             let places: Int
             switch LiquidNumber.from(args[0]) {
             case .int(let i): places = i
             case .decimal(let d): places = Int(doubleFromDecimal(d))
             }
-            if places == 0 || !args.has(0) {
-                guard case .decimal(var d) = n else { return n.value }
-                if let special = nonFinite(input) { return special }
-                var r = Decimal()
-                NSDecimalRound(&r, &d, 0, .plain)
-                return decimalToInt(r)
-            }
-            guard case .decimal(var d) = n else {
-                if places >= 0 { return n.value }
-                var x = n.decimal
-                var r = Decimal()
-                NSDecimalRound(&r, &x, places, .plain)
-                return decimalToInt(r)
-            }
+            if case .int = n, places >= 0 { return n.value }
+            var d = n.decimal
             var r = Decimal()
-            NSDecimalRound(&r, &d, max(places, -30), .plain)
-            return .double(doubleFromDecimal(r))
+            NSDecimalRound(&r, &d, max(min(places, 30), -30), .plain)
+            // Ruby: round(n) with n <= 0 gives an integer, otherwise a float.
+            return places <= 0 ? decimalToInt(r) : .double(doubleFromDecimal(r))
         },
     ]
 
@@ -200,8 +189,7 @@ enum MathFilters {
     static func roundNumber(_ n: LiquidNumber, _ mode: NSDecimalNumber.RoundingMode) -> LiquidValue {
         guard case .decimal(var d) = n else { return n.value }
         var r = Decimal()
-        NSDecimalRound(&r, &d, 0, d < 0 ? (mode == .up ? .down : .up) : mode)
-        // NSDecimalRound's .up/.down round away from/toward zero; for negatives flip.
+        NSDecimalRound(&r, &d, 0, mode)
         return decimalToInt(r)
     }
 

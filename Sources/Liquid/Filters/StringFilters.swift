@@ -70,7 +70,7 @@ enum StringFilters {
         },
         LiquidFilter("slice", arguments: 1...2) { input, args, _ in
             let start = try toInteger(args[0])
-            let length = args.has(1) ? try toInteger(args[1]) : 1
+            let length = args[1].isNil ? 1 : try toInteger(args[1])
             if case .array(let a) = input {
                 return rubySlice(a, start, length).map { .array($0) } ?? .nil
             }

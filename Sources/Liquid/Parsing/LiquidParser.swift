@@ -137,12 +137,13 @@ public final class LiquidParser {
     /// Parses the lines of a `{% liquid %}` tag as tags.
     func parseLiquidLines(_ markup: Substring, offset: Int) throws -> Body {
         var lineTokens: [Token] = []
-        var lineStart = markup.startIndex
-        let utf8Base = offset
-        while lineStart < markup.endIndex {
-            let lineEnd = markup[lineStart...].firstIndex(of: "\n") ?? markup.endIndex
+        let utf8 = markup.utf8
+        var lineStart = utf8.startIndex
+        while lineStart < utf8.endIndex {
+            // Lines end at "\n" (bytes, so "\r\n" splits too); "\r" is trailing whitespace.
+            let lineEnd = utf8[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? utf8.endIndex
             let line = markup[lineStart..<lineEnd]
-            let lineOffset = utf8Base + markup.utf8.distance(from: markup.startIndex, to: lineStart)
+            let lineOffset = offset + utf8.distance(from: utf8.startIndex, to: lineStart)
             let trimmed = line.drop(while: \.isWhitespace)
             if !trimmed.isEmpty {
                 let nameEnd: Substring.Index
@@ -159,7 +160,7 @@ public final class LiquidParser {
                 let restOffset = lineOffset + line.utf8.distance(from: line.startIndex, to: rest.startIndex)
                 lineTokens.append(Token(kind: .tag, content: trimmed, name: name, markup: content, offset: nameOffset, markupOffset: restOffset))
             }
-            lineStart = lineEnd < markup.endIndex ? markup.index(after: lineEnd) : lineEnd
+            lineStart = lineEnd < utf8.endIndex ? utf8.index(after: lineEnd) : lineEnd
         }
         let savedTokens = tokens, savedPosition = position, savedMode = inLiquidTag
         tokens = lineTokens

@@ -43,6 +43,7 @@ public final class RenderContext {
     var cycles: [String: Int] = [:]
     var forOffsets: [String: Int] = [:]
     var lastIfchanged: String?
+    var forStack: [ForloopDrop] = []
     var partialDepth = 0
     var trace: [String] = []
     /// Storage for custom tags' per-render state.

@@ -19,10 +19,11 @@ struct CaseTag: LiquidTag {
             for branch in branches {
                 switch branch {
                 case .when(let candidates, let body):
+                    // Each value of a `when` is its own branch in the reference.
                     for candidate in candidates where value.liquidEquals(try context.evaluate(candidate)) {
                         matched = true
                         try body.render(context)
-                        break
+                        if context.interrupt != nil { return }
                     }
                 case .otherwise(let body):
                     if !matched { try body.render(context) }

@@ -9,8 +9,8 @@ struct CycleTag: LiquidTag {
         func render(_ context: RenderContext) throws {
             let name = try group.map { try context.evaluate($0).renderedString } ?? key
             let position = context.cycles[name] ?? 0
-            try context.evaluate(values[position % values.count]).write(to: &context.output)
-            context.cycles[name] = (position + 1) % values.count
+            if position < values.count { try context.evaluate(values[position]).write(to: &context.output) }
+            context.cycles[name] = position + 1 >= values.count ? 0 : position + 1
         }
     }
 

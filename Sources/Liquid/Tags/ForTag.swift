@@ -141,12 +141,13 @@ struct ForTag: LiquidTag {
                 try elseBody?.render(context)
                 return
             }
-            let parent = context.locals.last { $0.name == "forloop" }?.value ?? .nil
+            let parent = context.forStack.last.map { LiquidValue.drop($0) } ?? .nil
             let forloop = ForloopDrop(name: loopName, length: items.count, parent: parent)
+            context.forStack.append(forloop)
             context.pushLocal("forloop", .drop(forloop))
             context.pushLocal(p.variable, .nil)
             let slot = context.locals.count - 1
-            defer { context.popLocal(); context.popLocal() }
+            defer { context.popLocal(); context.popLocal(); context.forStack.removeLast() }
             for (i, item) in items.enumerated() {
                 forloop.index0 = i
                 context.locals[slot].value = item

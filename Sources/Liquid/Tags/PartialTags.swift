@@ -123,11 +123,12 @@ struct RenderTag: LiquidTag {
             for (key, expr) in call.attributes { attributes.append((key, try context.evaluate(expr))) }
 
             // Isolate: the partial sees only its arguments.
-            let saved = (context.locals, context.globals, context.counters, context.data, context.cycles, context.forOffsets, context.lastIfchanged, context.registers["isolated"])
+            let saved = (context.locals, context.globals, context.counters, context.data, context.cycles, context.forOffsets, context.lastIfchanged, context.registers["isolated"], context.forStack)
             defer {
                 (context.locals, context.globals, context.counters, context.data, context.cycles, context.forOffsets, context.lastIfchanged) =
                     (saved.0, saved.1, saved.2, saved.3, saved.4, saved.5, saved.6)
                 context.registers["isolated"] = saved.7
+                context.forStack = saved.8
             }
             func reset() {
                 context.locals = []
@@ -137,22 +138,24 @@ struct RenderTag: LiquidTag {
                 context.cycles = [:]
                 context.forOffsets = [:]
                 context.lastIfchanged = nil
+                context.forStack = []
                 context.registers["isolated"] = true
             }
+            // The partial's arguments live in its only scope, where its `assign`s go too.
             if call.isFor, let items = iterationItems(variable), !(variable.resolved.stringValue != nil) {
                 let forloop = ForloopDrop(name: templateName, length: items.count, parent: .nil)
                 for (i, item) in items.enumerated() {
                     reset()
                     forloop.index0 = i
-                    context.pushLocal("forloop", .drop(forloop))
-                    for (k, v) in attributes { context.pushLocal(k, v) }
-                    context.pushLocal(alias, item)
+                    context.globals["forloop"] = .drop(forloop)
+                    for (k, v) in attributes { context.globals[k] = v }
+                    context.globals[alias] = item
                     try context.renderPartial(partial, name: templateName)
                 }
             } else {
                 reset()
-                for (k, v) in attributes { context.pushLocal(k, v) }
-                if !variable.isNil { context.pushLocal(alias, variable) }
+                for (k, v) in attributes { context.globals[k] = v }
+                if !variable.isNil { context.globals[alias] = variable }
                 try context.renderPartial(partial, name: templateName)
             }
         }

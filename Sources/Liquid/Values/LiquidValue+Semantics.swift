@@ -46,6 +46,9 @@ extension LiquidValue {
 
     /// Ruby's `==` between two values, with `blank` and `empty` literals on either side.
     func liquidEquals(_ other: LiquidValue) -> Bool {
+        if case .drop(let a) = self, a.drop is MethodLiteralDrop, case .drop(let b) = other, b.drop is MethodLiteralDrop {
+            return false
+        }
         if case .drop(let d) = self, let m = d.drop as? MethodLiteralDrop { return other.matches(m.kind) }
         if case .drop(let d) = other, let m = d.drop as? MethodLiteralDrop { return self.matches(m.kind) }
         switch (self.resolved, other.resolved) {
@@ -123,7 +126,7 @@ extension LiquidValue {
     /// `contains`: substring for strings, membership for arrays, key for objects.
     func liquidContains(_ needle: LiquidValue) -> Bool {
         switch (self.resolved, needle.resolved) {
-        case (_, .nil): return false
+        case (_, .nil), (_, .bool(false)): return false
         case (.string(let s), let n): return n.renderedString.isEmpty || s.contains(n.renderedString)
         case (.array(let a), let n): return a.contains { $0.liquidEquals(n) }
         case (.object(let o), .string(let k)): return o[k] != nil
