@@ -158,7 +158,8 @@ func rubyIndex(_ item: LiquidValue, _ property: LiquidValue) throws -> IndexResu
     case (.object(let o), .string(let k)): return .value(o[k] ?? .nil)
     case (.object, _): return .value(.nil)
     case (.drop(let d), _): return .value(d.drop.liquidProperty(property.renderedString) ?? .nil)
-    case (_, .nil): return .value(.nil)
+    // Ruby raises for `"str"[nil]`; Golden Liquid expects the filter to give nothing.
+    case (.string, .nil), (.int, .nil): return .noMethod
     case (.string(let s), .string(let k)): return .value(s.contains(k) ? .string(k) : .nil)
     case (.string(let s), .int(var i)):
         let chars = Array(s)
