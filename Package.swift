@@ -32,9 +32,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Test helpers (markers, fixtures); not a product.
+        .target(name: "LiquidTestSupport", dependencies: ["Liquid"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LiquidTests",
-            dependencies: ["Liquid"],
+            dependencies: ["Liquid", "LiquidTestSupport", "pushliquid"],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
     ]

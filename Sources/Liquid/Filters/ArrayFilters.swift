@@ -3,7 +3,7 @@ enum ArrayFilters {
     static let all: [LiquidFilter] = [
         LiquidFilter("join", arguments: 0...1) { input, args, _ in
             let sep = args.has(0) ? args[0].rubyString : " "
-            guard let items = arrayLike(input) else { return .string(input.rubyString) }
+            guard let items = try arrayLike(input) else { return .string(input.rubyString) }
             return .string(items.map { $0.joinString }.joined(separator: sep))
         },
         LiquidFilter("first") { input, _, _ in
@@ -23,9 +23,9 @@ enum ArrayFilters {
             default: return .nil
             }
         },
-        LiquidFilter("reverse") { input, _, _ in .array(inputItems(input).reversed()) },
+        LiquidFilter("reverse") { input, _, _ in .array(try inputItems(input).reversed()) },
         LiquidFilter("compact", arguments: 0...1) { input, args, _ in
-            let items = inputItems(input)
+            let items = try inputItems(input)
             if args[0].isNil { return .array(items.filter { !$0.isNil }) }
             var out: [LiquidValue] = []
             for item in items {
@@ -37,7 +37,7 @@ enum ArrayFilters {
             return .array(out)
         },
         LiquidFilter("uniq", arguments: 0...1) { input, args, _ in
-            let items = inputItems(input)
+            let items = try inputItems(input)
             var seen: [LiquidValue] = []
             var out: [LiquidValue] = []
             for item in items {
@@ -56,10 +56,10 @@ enum ArrayFilters {
             return .array(out)
         },
         LiquidFilter("concat", arguments: 1...1) { input, args, _ in
-            guard let other = arrayLike(args[0]) else {
+            guard let other = try arrayLike(args[0]) else {
                 throw LiquidError.Reason.argument("concat filter requires an array argument")
             }
-            return .array(inputItems(input) + other)
+            return .array(try inputItems(input) + other)
         },
         LiquidFilter("map", arguments: 1...1) { input, args, _ in
             .array(try inputItems(input).map { item in
@@ -92,7 +92,7 @@ enum ArrayFilters {
         },
         LiquidFilter("sum", arguments: 0...1) { input, args, _ in
             var total = LiquidNumber.int(0)
-            for item in inputItems(input) {
+            for item in try inputItems(input) {
                 var v = item
                 if !args[0].isNil {
                     switch try rubyIndex(item, args[0]) {
@@ -117,29 +117,42 @@ extension LiquidValue {
     }
 }
 
+/// The most elements a filter turns a range into; a bigger range is an error, not an
+/// allocation that takes the machine down.
+let maxRangeElements = 1_000_000
+
+func materialize(_ lo: Int, _ hi: Int) throws -> [LiquidValue] {
+    if lo > hi { return [] }
+    let (span, overflow) = hi.subtractingReportingOverflow(lo)
+    if overflow || span >= maxRangeElements {
+        throw LiquidError.Reason.argument("range (\(lo)..\(hi)) is too large for a filter (at most \(maxRangeElements) elements)")
+    }
+    return (lo...hi).map { .int($0) }
+}
+
 /// Arrays and ranges as arrays; `nil` otherwise.
-func arrayLike(_ value: LiquidValue) -> [LiquidValue]? {
+func arrayLike(_ value: LiquidValue) throws -> [LiquidValue]? {
     switch value {
     case .array(let a): return a
-    case .range(let lo, let hi): return lo > hi ? [] : (lo...hi).map { .int($0) }
-    case .drop(let d): return arrayLike(d.drop.liquidSelf)
+    case .range(let lo, let hi): return try materialize(lo, hi)
+    case .drop(let d): return try arrayLike(d.drop.liquidSelf)
     default: return nil
     }
 }
 
 /// The reference's `InputIterator`: arrays flattened, an object or scalar as one item, `nil` as none.
-func inputItems(_ value: LiquidValue) -> [LiquidValue] {
+func inputItems(_ value: LiquidValue) throws -> [LiquidValue] {
     switch value {
     case .array(let a):
         var out: [LiquidValue] = []
         out.reserveCapacity(a.count)
         for item in a {
-            if case .array = item { out += inputItems(item) } else { out.append(item) }
+            if case .array = item { out += try inputItems(item) } else { out.append(item) }
         }
         return out
-    case .range(let lo, let hi): return lo > hi ? [] : (lo...hi).map { .int($0) }
+    case .range(let lo, let hi): return try materialize(lo, hi)
     case .nil: return []
-    case .drop(let d) where !(d.drop.liquidSelf.isNil): return inputItems(d.drop.liquidSelf)
+    case .drop(let d) where !(d.drop.liquidSelf.isNil): return try inputItems(d.drop.liquidSelf)
     default: return [value]
     }
 }
@@ -178,7 +191,7 @@ func rubyIndex(_ item: LiquidValue, _ property: LiquidValue) throws -> IndexResu
 /// with no target (or a nil one) items whose property is truthy, else those equal to it.
 func filterArray(_ input: LiquidValue, _ args: FilterArguments, empty: LiquidValue,
                  _ body: ([LiquidValue], (LiquidValue) throws -> Bool) throws -> LiquidValue) throws -> LiquidValue {
-    let items = inputItems(input)
+    let items = try inputItems(input)
     if items.isEmpty { return empty }
     let property = args[0], target = args[1]
     struct GiveUp: Error {}
@@ -197,7 +210,7 @@ func filterArray(_ input: LiquidValue, _ args: FilterArguments, empty: LiquidVal
 /// `sort` and `sort_natural`: nil last; incomparable values are an error for `sort`;
 /// `sort_natural` compares `to_s` case-insensitively.
 func sortFilter(_ input: LiquidValue, _ property: LiquidValue, natural: Bool) throws -> LiquidValue {
-    let items = inputItems(input)
+    let items = try inputItems(input)
     if items.isEmpty { return .array([]) }
     var keys: [LiquidValue] = []
     if property.isNil {

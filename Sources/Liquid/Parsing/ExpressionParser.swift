@@ -5,11 +5,14 @@
 public struct MarkupStream {
     var tokens: [(MarkupToken, Int)]
     var position = 0
+    var depth = 0
     let environment: LiquidEnvironment
     let lax: Bool
     let markupText: Substring
+    let markupOffset: Int
 
     init(markup: Substring, offset: Int, environment: LiquidEnvironment, lax: Bool) throws {
+        self.markupOffset = offset
         self.tokens = try MarkupLexer(markup, baseOffset: offset, lax: lax).tokenize()
         self.environment = environment
         self.lax = lax
@@ -83,6 +86,11 @@ public struct MarkupStream {
 
     /// Reads a primary expression: literal, variable path or range.
     public mutating func expression() throws -> Expression {
+        depth += 1
+        defer { depth -= 1 }
+        if depth > environment.limits.nestingDepth {
+            throw LiquidError.Reason.limitExceeded(.nestingDepth(environment.limits.nestingDepth)).at(offset)
+        }
         let start = offset
         switch current {
         case .string(let s): advance(); return .literal(.string(s))
@@ -152,7 +160,7 @@ public struct MarkupStream {
     }
 
     func sourceText(from start: Int, to end: Int) -> String {
-        let base = tokens.first?.1 ?? 0
+        let base = markupOffset
         let utf8 = Array(markupText.utf8)
         let a = max(0, min(utf8.count, start - base)), b = max(a, min(utf8.count, end - base))
         return String(decoding: utf8[a..<b], as: UTF8.self).trimmingTrailingSpaces()
@@ -202,6 +210,11 @@ public struct MarkupStream {
 
     /// Reads a condition: comparisons joined by `and`/`or`, grouped from the right.
     public mutating func condition() throws -> Condition {
+        depth += 1
+        defer { depth -= 1 }
+        if depth > environment.limits.nestingDepth {
+            throw LiquidError.Reason.limitExceeded(.nestingDepth(environment.limits.nestingDepth)).at(offset)
+        }
         let left = try comparison()
         if accept(word: "and") { return .and(left, try condition()) }
         if accept(word: "or") { return .or(left, try condition()) }

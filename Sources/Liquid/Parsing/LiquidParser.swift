@@ -27,7 +27,7 @@ public final class LiquidParser {
 
     func parseDocument() throws -> Body {
         let (body, end) = try parseBody(until: [])
-        if let end { throw LiquidError.Reason.unknownTag(end.name).at(end.offset) }
+        if let end { throw LiquidError.Reason.unexpectedTag(end.name).at(end.offset) }
         return body
     }
 
@@ -52,9 +52,10 @@ public final class LiquidParser {
                     throw LiquidError.Reason.syntax("tag '\(token.content.trimmingCharacters())' has no name").at(token.offset)
                 }
                 guard let definition = environment.tags[tagName] else {
-                    if !terminators.isEmpty && (tagName.hasPrefix("end") || ["else", "elsif", "when"].contains(tagName)) {
-                        throw LiquidError.Reason.unexpectedTag(tagName).at(token.offset)
-                    }
+                    // `else`, `endif` and the like outside the block that takes them.
+                    let isDelimiter = ["else", "elsif", "when"].contains(tagName)
+                        || (tagName.hasPrefix("end") && environment.tags[String(tagName.dropFirst(3))] != nil)
+                    if isDelimiter { throw LiquidError.Reason.unexpectedTag(tagName).at(token.offset) }
                     throw LiquidError.Reason.unknownTag(tagName).at(token.offset)
                 }
                 depth += 1

@@ -33,25 +33,57 @@ final class ForloopDrop: LiquidDrop, @unchecked Sendable {
     }
 }
 
-/// The items a `for` or `tablerow` iterates: arrays, ranges, an object's `[key, value]`
-/// pairs, a non-empty string as one item.
-func iterationItems(_ value: LiquidValue) -> [LiquidValue]? {
-    switch value.resolved {
-    case .array(let a): return a
-    case .range(let lo, let hi): return lo > hi ? [] : (lo...hi).map { .int($0) }
-    case .object(let o): return o.map { .array([.string($0.key), $0.value]) }
-    case .string(let s): return s.isEmpty ? [] : [.string(s)]
-    default: return nil
+/// The items a `for`, `tablerow` or `render ... for` iterates, after `offset` and `limit`:
+/// array elements, a range's integers (never materialized, so `(1..1000000000)` costs
+/// nothing until iterated), an object's `[key, value]` pairs, a non-empty string as one item.
+struct LoopItems {
+    private enum Storage {
+        case array(ArraySlice<LiquidValue>)
+        case range(Int, Int)
     }
-}
+    private let storage: Storage
+    var reversed = false
+    let count: Int
 
-/// `from...to` of the reference's `slice_collection`.
-func sliceItems(_ items: [LiquidValue], from: Int, limit: Int?) -> [LiquidValue] {
-    let start = max(0, from)
-    var end = items.count
-    if let limit { end = min(end, from + limit) }
-    guard start < end else { return [] }
-    return Array(items[start..<end])
+    init?(_ value: LiquidValue, from: Int = 0, limit: Int? = nil) {
+        let start = max(0, from)
+        func window(_ total: Int) -> Range<Int> {
+            var end = total
+            if let limit { end = min(end, from.addingReportingOverflow(limit).overflow ? Int.max : from + limit) }
+            return start < end ? start..<end : 0..<0
+        }
+        switch value.resolved {
+        case .array(let a):
+            let w = window(a.count)
+            storage = .array(a[w])
+            count = w.count
+        case .range(let lo, let hi):
+            let (span, overflow) = hi.subtractingReportingOverflow(lo)
+            let total = lo > hi ? 0 : (overflow || span == Int.max ? Int.max : span + 1)
+            let w = window(total)
+            storage = .range(lo &+ w.lowerBound, lo &+ w.upperBound &- 1)
+            count = w.count
+        case .object(let o):
+            let pairs = o.map { LiquidValue.array([.string($0.key), $0.value]) }
+            let w = window(pairs.count)
+            storage = .array(pairs[w])
+            count = w.count
+        case .string(let s):
+            let w = window(s.isEmpty ? 0 : 1)
+            storage = .array(w.isEmpty ? [] : [.string(s)])
+            count = w.count
+        default:
+            return nil
+        }
+    }
+
+    subscript(i: Int) -> LiquidValue {
+        let k = reversed ? count - 1 - i : i
+        switch storage {
+        case .array(let a): return a[a.startIndex + k]
+        case .range(let lo, _): return .int(lo &+ k)
+        }
+    }
 }
 
 /// Integer value of a loop parameter (`limit`, `offset`, `cols`).
@@ -134,10 +166,10 @@ struct ForTag: LiquidTag {
                 from = 0
             }
             let limit = try p.limit.flatMap { try loopInteger(try context.evaluate($0)) }
-            var items = iterationItems(collection).map { sliceItems($0, from: from, limit: limit) } ?? []
-            if p.reversed { items.reverse() }
+            var items = LoopItems(collection, from: from, limit: limit) ?? LoopItems(.array([]))!
+            items.reversed = p.reversed
             context.forOffsets[loopName] = from + items.count
-            guard !items.isEmpty else {
+            guard items.count > 0 else {
                 try elseBody?.render(context)
                 return
             }
@@ -148,9 +180,9 @@ struct ForTag: LiquidTag {
             context.pushLocal(p.variable, .nil)
             let slot = context.locals.count - 1
             defer { context.popLocal(); context.popLocal(); context.forStack.removeLast() }
-            for (i, item) in items.enumerated() {
+            for i in 0..<items.count {
                 forloop.index0 = i
-                context.locals[slot].value = item
+                context.locals[slot].value = items[i]
                 try body.render(context)
                 if let interrupt = context.interrupt {
                     context.interrupt = nil

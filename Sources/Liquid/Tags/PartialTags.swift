@@ -142,15 +142,17 @@ struct RenderTag: LiquidTag {
                 context.registers["isolated"] = true
             }
             // The partial's arguments live in its only scope, where its `assign`s go too.
-            if call.isFor, let items = iterationItems(variable), !(variable.resolved.stringValue != nil) {
+            if call.isFor, variable.resolved.stringValue == nil, let items = LoopItems(variable) {
                 let forloop = ForloopDrop(name: templateName, length: items.count, parent: .nil)
-                for (i, item) in items.enumerated() {
+                for i in 0..<items.count {
+                    let item = items[i]
                     reset()
                     forloop.index0 = i
                     context.globals["forloop"] = .drop(forloop)
                     for (k, v) in attributes { context.globals[k] = v }
                     context.globals[alias] = item
                     try context.renderPartial(partial, name: templateName)
+                    try context.step()
                 }
             } else {
                 reset()

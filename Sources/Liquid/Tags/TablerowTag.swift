@@ -42,7 +42,7 @@ struct TablerowTag: LiquidTag {
             let collection = try context.evaluate(p.collection)
             let from = try p.offset.flatMap { try loopInteger(try context.evaluate($0)) } ?? 0
             let limit = try p.limit.flatMap { try loopInteger(try context.evaluate($0)) }
-            let items = iterationItems(collection).map { sliceItems($0, from: from, limit: limit) } ?? []
+            let items = LoopItems(collection, from: from, limit: limit) ?? LoopItems(.array([]))!
             let cols = try p.cols.flatMap { try loopInteger(try context.evaluate($0)) } ?? items.count
             let loop = TablerowloopDrop(length: items.count, cols: cols)
             context.output += "<tr class=\"row1\">\n"
@@ -50,9 +50,9 @@ struct TablerowTag: LiquidTag {
             context.pushLocal(p.variable, .nil)
             let slot = context.locals.count - 1
             defer { context.popLocal(); context.popLocal() }
-            for (i, item) in items.enumerated() {
+            for i in 0..<items.count {
                 loop.index0 = i
-                context.locals[slot].value = item
+                context.locals[slot].value = items[i]
                 context.output += "<td class=\"col\(loop.col0 + 1)\">"
                 try body.render(context)
                 context.output += "</td>"

@@ -71,14 +71,8 @@ extension Optional: LiquidValueConvertible where Wrapped: LiquidValueConvertible
 extension LiquidValue {
     /// The string inside `.string`, or `nil`.
     public var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
-    /// The elements of `.array` (or a range's integers), or `nil`.
-    public var arrayValue: [LiquidValue]? {
-        switch self {
-        case .array(let a): return a
-        case .range(let lo, let hi): return lo > hi ? [] : (lo...hi).map { .int($0) }
-        default: return nil
-        }
-    }
+    /// The elements of `.array`, or `nil`.
+    public var arrayValue: [LiquidValue]? { if case .array(let a) = self { return a } else { return nil } }
     /// `true` for `.nil`.
     public var isNil: Bool { if case .nil = self { return true } else { return false } }
 }

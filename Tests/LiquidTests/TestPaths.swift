@@ -1,0 +1,36 @@
+import Foundation
+
+/// Paths the tests read: the repository root and `../shared` beside it.
+enum TestPaths {
+    static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// `../shared` beside the repository; `PUSHLIQUID_SHARED` overrides it.
+    static let shared = ProcessInfo.processInfo.environment["PUSHLIQUID_SHARED"].map { URL(fileURLWithPath: $0) }
+        ?? repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared")
+    static let goldenLiquid = shared.appendingPathComponent("conformance/golden-liquid/golden_liquid.json")
+    static let fixtures = repositoryRoot.appendingPathComponent("Tests/LiquidTests/Fixtures")
+    static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+
+    /// The built `pushliquid` binary, beside the test bundle.
+    static var pushliquidBinary: URL {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("pushliquid")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return repositoryRoot.appendingPathComponent(".build/debug/pushliquid")
+    }
+}
+
+/// Renders `source` with `data`; test shorthand.
+import Liquid
+func render(_ source: String, _ data: LiquidValue = [:], mode: LiquidErrorMode = .lax, options: RenderOptions = RenderOptions(), fileSystem: (any LiquidFileSystem)? = nil) throws -> String {
+    let env = LiquidEnvironment(errorMode: mode, fileSystem: fileSystem)
+    return try env.parse(source).render(data, options: options)
+}
+
+/// The error `body` throws, or `nil`.
+func liquidError(_ body: () throws -> Any) -> LiquidError? {
+    do { _ = try body(); return nil } catch let e as LiquidError { return e } catch { return nil }
+}

@@ -1,0 +1,53 @@
+import Liquid
+import Testing
+
+@Suite struct LiquidValueTests {
+    @Test(arguments: [
+        (1.0, "1.0"), (0.1 + 0.2, "0.30000000000000004"), (1e-05, "1.0e-05"), (0.0001, "0.0001"),
+        (1e20, "1.0e+20"), (1e16, "1.0e+16"), (1e15, "1000000000000000.0"), (-2.5, "-2.5"),
+        (123456.789, "123456.789"), (-0.0, "-0.0"),
+    ])
+    func floatsPrintLikeRuby(_ value: Double, _ expected: String) {
+        #expect(rubyFloatString(value) == expected)
+    }
+
+    @Test func jsonKeepsKeyOrder() throws {
+        let value = try JSONValueParser.parse(#"{"foo": 1, "bar": {"z": [1, 2.5, "x"], "a": null}, "baz": true}"#)
+        guard case .object(let o) = value else { Issue.record("not an object"); return }
+        #expect(o.keys == ["foo", "bar", "baz"])
+        #expect(value.jsonString == #"{"foo":1,"bar":{"z":[1,2.5,"x"],"a":null},"baz":true}"#)
+        #expect(try render("{% for p in v %}{{ p[0] }}{% endfor %}", ["v": value]) == "foobarbaz")
+    }
+
+    @Test func jsonErrorsHavePositions() {
+        #expect(throws: JSONValueParser.SyntaxError.self) { try JSONValueParser.parse("{\n  \"a\": }") }
+        do { _ = try JSONValueParser.parse("{\n  \"a\": }") } catch let e as JSONValueParser.SyntaxError {
+            #expect(e.line == 2 && e.column == 8)
+        } catch { Issue.record("wrong error \(error)") }
+    }
+
+    @Test func renderingValues() throws {
+        #expect(try render("{{ a }}|{{ r }}|{{ n }}|{{ f }}|{{ b }}", ["a": [1, [2, "x"]], "r": .range(1, 3), "n": nil, "f": 2.0, "b": false]) == "12x|1..3||2.0|false")
+    }
+
+    @Test func objectSubscriptKeepsOrderAndRemoves() {
+        var o = LiquidObject()
+        for i in 0..<20 { o["k\(i)"] = .int(i) }
+        o["k3"] = nil
+        #expect(o.count == 19 && o["k3"] == nil && o["k19"] == .int(19))
+        #expect(o.keys.first == "k0" && o.keys[3] == "k4")
+    }
+
+    final class UserDrop: LiquidDrop {
+        func liquidProperty(_ key: String) -> LiquidValue? { key == "name" ? "Ana" : nil }
+    }
+
+    @Test func dropsAreReadLazily() throws {
+        #expect(try render("{{ user.name }}|{{ user.missing }}", ["user": .drop(UserDrop())]) == "Ana|")
+    }
+
+    @Test func pathsIndexesAndCommands() throws {
+        let data: LiquidValue = ["a": [["t": "x"], ["t": "y"]], "k": "t", "s": "hello"]
+        #expect(try render("{{ a[1].t }}{{ a[-1][k] }}{{ a.size }}{{ a.first.t }}{{ a.last.t }}{{ s.size }}{{ ['s'] }}", data) == "yy2xy5hello")
+    }
+}
