@@ -3,8 +3,7 @@ enum ArrayFilters {
     static let all: [LiquidFilter] = [
         LiquidFilter("join", arguments: 0...1) { input, args, _ in
             let sep = args.has(0) ? args[0].rubyString : " "
-            guard let items = try arrayLike(input) else { return .string(input.rubyString) }
-            return .string(items.map { $0.joinString }.joined(separator: sep))
+            return .string(try inputItems(input).map(\.rubyString).joined(separator: sep))
         },
         LiquidFilter("first") { input, _, _ in
             switch input {
@@ -105,16 +104,6 @@ enum ArrayFilters {
             return total.value
         },
     ]
-}
-
-extension LiquidValue {
-    /// How `join` writes an element: arrays flattened, others as Ruby's `to_s`.
-    var joinString: String {
-        switch self {
-        case .array(let a): return a.map(\.joinString).joined(separator: "")
-        default: return rubyString
-        }
-    }
 }
 
 /// The most elements a filter turns a range into; a bigger range is an error, not an

@@ -6,6 +6,8 @@ struct ZonedTime {
     var offsetSeconds: Int
     /// Zone abbreviation for `%Z` (empty for a bare offset, as Ruby prints it).
     var zoneName: String
+    /// Nanoseconds within the second, kept exactly (a `Date` would round them).
+    var nanoseconds: Int = 0
 }
 
 /// `date: format`: formats a time with Ruby's `strftime`.
@@ -55,7 +57,7 @@ enum DateFilter {
         let year = c.year!, month = c.month!, day = c.day!, hour = c.hour!, minute = c.minute!, second = c.second!
         let weekday = c.weekday! - 1  // 0 = Sunday
         let yday = cal.ordinality(of: .day, in: .year, for: time.date) ?? 1
-        let nanos = Int((time.date.timeIntervalSince1970 - floor(time.date.timeIntervalSince1970)) * 1e9 + 0.5)
+        let nanos = time.nanoseconds
 
         var out = ""
         let chars = Array(format)
@@ -169,7 +171,8 @@ struct DateStringParser {
 
     func parse(defaultZone: TimeZone) -> ZonedTime? {
         var year: Int?, month: Int?, day: Int?
-        var hour = 0, minute = 0, second = 0, fraction = 0.0
+        var hour = 0, minute = 0, second = 0, nanos = 0
+        var zoneIsUTC = false
         var offset: Int?
         var pm: Bool?
         var numbers: [Int] = []
@@ -224,7 +227,8 @@ struct DateStringParser {
                             k += 1
                             let s = k
                             while k < scalars.count && isNum(scalars[k]) { k += 1 }
-                            fraction = Double("0." + String(String.UnicodeScalarView(scalars[s..<k]))) ?? 0
+                            let digits = String(String.UnicodeScalarView(scalars[s..<min(k, s + 9)]))
+                            nanos = (Int(digits) ?? 0) * Int(pow(10.0, Double(9 - digits.count)))
                         }
                     }
                     i = k
@@ -263,6 +267,7 @@ struct DateStringParser {
                     pm = word == "pm"
                 } else if word == "z" || word == "utc" || word == "gmt" || word == "ut" {
                     offset = 0
+                    zoneIsUTC = true
                 } else if DateFilter.dayNames.contains(where: { $0.lowercased().hasPrefix(word) && word.count >= 3 }) {
                     continue
                 } else if word == "t" {
@@ -288,10 +293,13 @@ struct DateStringParser {
         let zone = offset.flatMap { TimeZone(secondsFromGMT: $0) } ?? defaultZone
         cal.timeZone = zone
         guard let date = cal.date(from: DateComponents(year: y, month: mo, day: d, hour: hour, minute: minute, second: second)) else { return nil }
-        let full = date.addingTimeInterval(fraction)
+        var time: ZonedTime
         if let offset {
-            return ZonedTime(date: full, offsetSeconds: offset, zoneName: offset == 0 && text.uppercased().contains("UTC") ? "UTC" : "")
+            time = ZonedTime(date: date, offsetSeconds: offset, zoneName: zoneIsUTC ? "UTC" : "")
+        } else {
+            time = DateFilter.zoned(date, in: defaultZone)
         }
-        return DateFilter.zoned(full, in: defaultZone)
+        time.nanoseconds = nanos
+        return time
     }
 }

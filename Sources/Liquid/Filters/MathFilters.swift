@@ -93,17 +93,11 @@ enum LiquidNumber {
             if r != 0 && ((r < 0) != (b < 0)) { r += b }
             return .int(r)
         }
-        // Floored modulo, as Ruby's BigDecimal#%.
+        // Floored modulo, as Ruby's BigDecimal#%: a - b * floor(a / b).
         let a = decimal, b = other.decimal
         var q = a / b
         var floored = Decimal()
         NSDecimalRound(&floored, &q, 0, .down)
-        if floored > q { floored -= 1 }
-        if q < 0 && floored != q {
-            var f2 = Decimal()
-            NSDecimalRound(&f2, &q, 0, .down)
-            floored = f2 - (f2 == q ? 0 : 1)
-        }
         return .decimal(a - b * floored)
     }
 

@@ -81,8 +81,9 @@ enum StringFilters {
             switch input {
             case .string(let s): return .int(s.count)
             case .array(let a): return .int(a.count)
-            case .object(let o): return o["size"] ?? .int(o.count)
+            case .object(let o): return .int(o.count)
             case .range(let lo, let hi): return .int(max(0, hi - lo + 1))
+            case .int: return .int(8)  // Ruby's Integer#size: bytes in a machine word
             default: return .int(0)
             }
         },
@@ -141,39 +142,39 @@ func htmlEscape(_ s: String) -> String {
     return out
 }
 
-/// Escapes like `escape` but leaves existing entities (`&amp;`, `&#39;`, `&#x27;`) alone.
+/// Escapes like `escape` but leaves existing entities (`&amp;`, `&#39;`) alone; as in the
+/// reference, only named and decimal entities count (`&#x27;` is escaped).
 func htmlEscapeOnce(_ s: String) -> String {
-    let scalars = Array(s.unicodeScalars)
+    let bytes = Array(s.utf8)
     var out = ""
+    out.reserveCapacity(bytes.count)
     var i = 0
-    while i < scalars.count {
-        let ch = scalars[i]
-        if ch == "&" {
-            // Entity: &name; or &#digits; or &#xhex;
+    var plainStart = 0
+    func flush(_ end: Int) { if end > plainStart { out += String(decoding: bytes[plainStart..<end], as: UTF8.self) } }
+    while i < bytes.count {
+        let b = bytes[i]
+        switch b {
+        case UInt8(ascii: "&"):
             var j = i + 1
-            var ok = false
-            if j < scalars.count && scalars[j] == "#" {
+            if j < bytes.count && bytes[j] == UInt8(ascii: "#") {
                 j += 1
-                if j < scalars.count && (scalars[j] == "x" || scalars[j] == "X") { j += 1 }
                 let start = j
-                while j < scalars.count && (scalars[j].properties.isASCIIHexDigit) { j += 1 }
-                ok = j > start && j < scalars.count && scalars[j] == ";"
+                while j < bytes.count && isDigit(bytes[j]) { j += 1 }
+                if j > start && j < bytes.count && bytes[j] == UInt8(ascii: ";") { i = j + 1; continue }
             } else {
                 let start = j
-                while j < scalars.count && ((scalars[j].value >= 0x61 && scalars[j].value <= 0x7A) || (scalars[j].value >= 0x41 && scalars[j].value <= 0x5A) || (scalars[j].value >= 0x30 && scalars[j].value <= 0x39)) { j += 1 }
-                ok = j > start && j < scalars.count && scalars[j] == ";"
+                while j < bytes.count && ((bytes[j] | 0x20) >= 0x61 && (bytes[j] | 0x20) <= 0x7A) { j += 1 }
+                if j > start && j < bytes.count && bytes[j] == UInt8(ascii: ";") { i = j + 1; continue }
             }
-            if ok {
-                out.unicodeScalars.append(contentsOf: scalars[i...j])
-                i = j + 1
-                continue
-            }
-            out += "&amp;"
-        } else {
-            out += htmlEscape(String(ch))
+            flush(i); out += "&amp;"; i += 1; plainStart = i
+        case UInt8(ascii: "<"): flush(i); out += "&lt;"; i += 1; plainStart = i
+        case UInt8(ascii: ">"): flush(i); out += "&gt;"; i += 1; plainStart = i
+        case UInt8(ascii: "\""): flush(i); out += "&quot;"; i += 1; plainStart = i
+        case UInt8(ascii: "'"): flush(i); out += "&#39;"; i += 1; plainStart = i
+        default: i += 1
         }
-        i += 1
     }
+    flush(bytes.count)
     return out
 }
 
@@ -183,7 +184,7 @@ func urlEncode(_ s: String) -> String {
     for b in s.utf8 {
         switch b {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "*"):
+             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
             out.unicodeScalars.append(UnicodeScalar(b))
         case UInt8(ascii: " "): out += "+"
         default: out += "%" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
@@ -215,22 +216,27 @@ func base64Decode(_ s: String, urlSafe: Bool) throws -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
-/// Removes `<script>`, `<style>` and comments with their content, then every tag.
+/// Removes `<script>...</script>`, `<style>...</style>` and comments with their content
+/// (case-sensitive, as the reference's patterns are), then every `<...>` tag; a `<` with no
+/// closing `>` stays.
 func stripHTML(_ s: String) -> String {
     var text = s
-    for (open, close) in [("<script", "</script>"), ("<style", "</style>"), ("<!--", "-->")] {
-        while let start = text.range(of: open, options: .caseInsensitive) {
-            guard let end = text.range(of: close, options: .caseInsensitive, range: start.upperBound..<text.endIndex) else { break }
+    for (open, close) in [("<script", "</script>"), ("<!--", "-->"), ("<style", "</style>")] {
+        var searchStart = text.startIndex
+        while let start = text.range(of: open, range: searchStart..<text.endIndex) {
+            guard let end = text.range(of: close, range: start.upperBound..<text.endIndex) else { break }
             text.removeSubrange(start.lowerBound..<end.upperBound)
+            searchStart = start.lowerBound
         }
     }
     var out = ""
-    var inTag = false
-    for ch in text {
-        if ch == "<" { inTag = true; continue }
-        if ch == ">" && inTag { inTag = false; continue }
-        if !inTag { out.append(ch) }
+    var rest = Substring(text)
+    while let lt = rest.firstIndex(of: "<") {
+        guard let gt = rest[lt...].firstIndex(of: ">") else { break }
+        out += rest[..<lt]
+        rest = rest[rest.index(after: gt)...]
     }
+    out += rest
     return out
 }
 

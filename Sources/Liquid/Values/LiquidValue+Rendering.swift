@@ -66,8 +66,9 @@ extension String {
 }
 
 /// Formats a double as Ruby's `Float#to_s` does: the shortest round-tripping digits, fixed
-/// notation for decimal exponents from -4 to 16 (`0.0001`, `1.0e-05`, `1.0e+16`), and always
-/// at least one digit after the point.
+/// notation from `0.0001` up to 15 integer digits (16 when there is a fraction as well:
+/// `1234567890123456.8`), scientific otherwise (`1.0e-05`, `1.0e+15`), and always at least
+/// one digit after the point.
 public func rubyFloatString(_ value: Double) -> String {
     if value.isNaN { return "NaN" }
     if value.isInfinite { return value < 0 ? "-Infinity" : "Infinity" }
@@ -91,7 +92,7 @@ public func rubyFloatString(_ value: Double) -> String {
     if digits.isEmpty { return "0.0" }
     let sign = value < 0 ? "-" : ""
     let d = String(digits)
-    if decpt > 0 && decpt <= 16 {
+    if decpt > 0 && (decpt < 16 || (decpt == 16 && d.count > 16)) {
         if d.count <= decpt { return sign + d + String(repeating: "0", count: decpt - d.count) + ".0" }
         return sign + d.prefix(decpt) + "." + d.dropFirst(decpt)
     }
