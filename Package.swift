@@ -11,13 +11,21 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "Liquid", targets: ["Liquid"]),
+        .library(name: "Personalization", targets: ["Personalization"]),
         .executable(name: "pushliquid", targets: ["pushliquid"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .target(name: "Liquid", swiftSettings: swiftSettings),
+        // The Braze dialect: profiles, `${...}` attributes, Braze filters and tags.
+        .target(
+            name: "Personalization",
+            dependencies: ["Liquid", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         // PCRE2 (libpcre2-8, Debian `libpcre2-dev`) for the content-view input validation.
         .systemLibrary(
             name: "CPCRE2",
@@ -28,6 +36,7 @@ let package = Package(
             name: "pushliquid",
             dependencies: [
                 "Liquid",
+                "Personalization",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -36,7 +45,7 @@ let package = Package(
         .target(name: "LiquidTestSupport", dependencies: ["Liquid"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LiquidTests",
-            dependencies: ["Liquid", "LiquidTestSupport", "pushliquid"],
+            dependencies: ["Liquid", "Personalization", "LiquidTestSupport", "pushliquid"],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),

@@ -1,15 +1,25 @@
 /// A compiled expression: a literal, a variable path, a range or a `blank`/`empty` literal.
-public indirect enum Expression: Sendable {
+public indirect enum LiquidExpression: Sendable {
     /// A constant.
     case literal(LiquidValue)
     /// A variable path such as `product.tags[0]`.
     case variable(VariablePath)
     /// `(start..end)` with non-constant ends.
-    case range(Expression, Expression)
+    case range(LiquidExpression, LiquidExpression)
     /// The `blank` literal.
     case blank
     /// The `empty` literal.
     case empty
+    /// An expression with filters, written `{{ x | f }}` inside markup (dialects that allow it).
+    case filtered(FilteredExpression)
+    /// An expression a dialect computes itself (see ``LiquidCustomExpression``).
+    case custom(any LiquidCustomExpression)
+}
+
+/// An expression node contributed by a dialect (for example a content block reference).
+public protocol LiquidCustomExpression: Sendable {
+    /// Computes the value in `context`.
+    func evaluate(_ context: RenderContext) throws -> LiquidValue
 }
 
 /// A variable path resolved at parse time: a root name and a list of lookups.
@@ -18,8 +28,10 @@ public struct VariablePath: Sendable {
     public enum Root: Sendable {
         /// A plain name, `product`.
         case name(String)
-        /// A bracketed expression, `['product']` or `[name]`.
-        case dynamic(Expression)
+        /// A bracketed expression, `['product']` or `[name]`: the variable it names.
+        case dynamic(LiquidExpression)
+        /// The value of an expression itself (a dialect's attribute followed by lookups).
+        case value(LiquidExpression)
     }
     /// One step after the root.
     public enum Lookup: Sendable {
@@ -28,7 +40,7 @@ public struct VariablePath: Sendable {
         /// `[0]`, `[-1]`.
         case index(Int)
         /// `[expression]`.
-        case dynamic(Expression)
+        case dynamic(LiquidExpression)
     }
     /// The root.
     public var root: Root
@@ -57,9 +69,9 @@ public enum ComparisonOperator: String, Sendable {
 /// A condition of `if`/`elsif`/`unless`: comparisons joined by `and`/`or`, grouped from the right.
 public indirect enum Condition: Sendable {
     /// A value tested for truthiness.
-    case value(Expression)
+    case value(LiquidExpression)
     /// `left op right`.
-    case comparison(Expression, ComparisonOperator, Expression)
+    case comparison(LiquidExpression, ComparisonOperator, LiquidExpression)
     /// `left and right`.
     case and(Condition, Condition)
     /// `left or right`.
@@ -73,9 +85,9 @@ public struct FilterCall: Sendable {
     /// The filter, found at parse time; `nil` when no filter has that name (lax mode).
     public var filter: LiquidFilter?
     /// Positional arguments.
-    public var arguments: [Expression]
+    public var arguments: [LiquidExpression]
     /// Keyword arguments, in order.
-    public var keywordArguments: [(String, Expression)]
+    public var keywordArguments: [(String, LiquidExpression)]
     /// UTF-8 offset in the template source.
     var offset: Int
 }
@@ -83,12 +95,12 @@ public struct FilterCall: Sendable {
 /// An expression followed by filters: `name | upcase | append: '!'`.
 public struct FilteredExpression: Sendable {
     /// The input expression.
-    public var expression: Expression
+    public var expression: LiquidExpression
     /// The filters, applied left to right.
     public var filters: [FilterCall]
 }
 
-extension Expression {
+extension LiquidExpression {
     /// The constant value when the expression is a literal.
     var constantValue: LiquidValue? { if case .literal(let v) = self { return v } else { return nil } }
 }

@@ -1,3 +1,11 @@
+/// A dialect's `${...}` attributes: `${first_name}`, `custom_attribute.${points}`.
+public protocol LiquidAttributeSyntax: Sendable {
+    /// The expression for `${name}`, after `namespace.` when one was written
+    /// (`custom_attribute.${points}` gives namespace `custom_attribute`). Throw
+    /// ``LiquidError/Reason/syntax(_:)`` for an unknown namespace.
+    func expression(namespace: String?, name: String) throws -> LiquidExpression
+}
+
 /// How partials (`include`, `render`) are found.
 public protocol LiquidFileSystem: Sendable {
     /// The source of the partial called `name` as written in the tag (`'product'`).
@@ -69,6 +77,10 @@ public struct LiquidEnvironment: Sendable {
     public var limits: LiquidLimits
     /// Default for ``RenderOptions/strictFilters``: unknown filters are errors at render time.
     public var strictFilters: Bool = false
+    /// A dialect's `${name}` attribute syntax (Braze's); `nil` in standard Liquid, where
+    /// `${` is a syntax error. With it, `{{ ... }}` may also nest inside tag markup and
+    /// filter arguments, as the Braze dashboard accepts.
+    public var attributeSyntax: (any LiquidAttributeSyntax)?
 
     /// An environment with every standard tag and filter.
     public init(errorMode: LiquidErrorMode = .lax, fileSystem: (any LiquidFileSystem)? = nil, limits: LiquidLimits = LiquidLimits()) {

@@ -119,6 +119,7 @@ public enum LiquidLimit: Sendable, Equatable {
 }
 
 extension LiquidError.Reason {
-    /// Attaches a source offset.
-    func at(_ offset: Int?) -> LiquidError { LiquidError(self, offset: offset) }
+    /// This reason at a UTF-8 offset of the template source (``TagToken/offset`` and
+    /// ``TagToken/markupOffset`` are such offsets); the template fills in line and column.
+    public func at(_ offset: Int?) -> LiquidError { LiquidError(self, offset: offset) }
 }

@@ -31,6 +31,9 @@ enum DateFilter {
     /// strings), and the date strings Ruby's `Time.parse` reads; `nil` otherwise.
     static func parseTime(_ input: LiquidValue, options: RenderOptions) -> ZonedTime? {
         switch input {
+        case .drop(let d):
+            if let t = d.drop as? LiquidTime { return t.zoned }
+            return nil
         case .int(let i): return zoned(Date(timeIntervalSince1970: TimeInterval(i)), in: options.timeZone)
         case .string(let raw):
             let s = raw.trimmingCharacters()

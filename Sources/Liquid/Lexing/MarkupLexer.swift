@@ -7,6 +7,10 @@ enum MarkupToken: Equatable, Sendable {
     case dot, dotDot, pipe, colon, comma, lbracket, rbracket, lparen, rparen
     case comparison(String)
     case equals
+    /// `${name}` (dialects with attribute syntax).
+    case attribute(String)
+    /// `{{` and `}}` nested in markup (dialects with attribute syntax).
+    case openOutput, closeOutput
     case end
 
     var display: String {
@@ -26,6 +30,9 @@ enum MarkupToken: Equatable, Sendable {
         case .rparen: return "')'"
         case .comparison(let s): return "'\(s)'"
         case .equals: return "'='"
+        case .attribute(let a): return "'${\(a)}'"
+        case .openOutput: return "'{{'"
+        case .closeOutput: return "'}}'"
         case .end: return "end of markup"
         }
     }
@@ -67,6 +74,19 @@ struct MarkupLexer {
                 i = j + 1
             case UInt8(ascii: "."):
                 if i + 1 < n && bytes[i + 1] == UInt8(ascii: ".") { out.append((.dotDot, baseOffset + i)); i += 2 } else { out.append((.dot, baseOffset + i)); i += 1 }
+            case UInt8(ascii: "$") where i + 1 < n && bytes[i + 1] == UInt8(ascii: "{"):
+                var j = i + 2
+                while j < n && bytes[j] != UInt8(ascii: "}") { j += 1 }
+                guard j < n else {
+                    throw LiquidError.Reason.syntax("'${' without its closing '}'").at(baseOffset + i)
+                }
+                let name = String(decoding: bytes[(i + 2)..<j], as: UTF8.self)
+                out.append((.attribute(name.trimmingCharacters()), baseOffset + i))
+                i = j + 1
+            case UInt8(ascii: "{") where i + 1 < n && bytes[i + 1] == UInt8(ascii: "{"):
+                out.append((.openOutput, baseOffset + i)); i += 2
+            case UInt8(ascii: "}") where i + 1 < n && bytes[i + 1] == UInt8(ascii: "}"):
+                out.append((.closeOutput, baseOffset + i)); i += 2
             case UInt8(ascii: "|"): out.append((.pipe, baseOffset + i)); i += 1
             case UInt8(ascii: ":"): out.append((.colon, baseOffset + i)); i += 1
             case UInt8(ascii: ","): out.append((.comma, baseOffset + i)); i += 1

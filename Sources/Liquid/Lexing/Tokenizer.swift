@@ -25,6 +25,9 @@ struct Token: Sendable {
 /// trim marker strips the neighbouring text's whitespace.
 struct Tokenizer {
     let source: String
+    /// Dialects with `${...}` attributes: an output skips over `${...}` and nested `{{ }}`
+    /// when looking for its end.
+    var attributeAware = false
 
     func tokenize() throws -> [Token] {
         var tokens: [Token] = []
@@ -90,7 +93,18 @@ struct Tokenizer {
             } else if next == UInt8(ascii: "{") {
                 var j = i + 2
                 var close = -1
+                var depth = 0
                 while j < n {
+                    if attributeAware {
+                        if bytes[j] == UInt8(ascii: "$") && j + 1 < n && bytes[j + 1] == UInt8(ascii: "{") {
+                            j += 2
+                            while j < n && bytes[j] != UInt8(ascii: "}") { j += 1 }
+                            j += 1
+                            continue
+                        }
+                        if bytes[j] == UInt8(ascii: "{") && j + 1 < n && bytes[j + 1] == UInt8(ascii: "{") { depth += 1; j += 2; continue }
+                        if depth > 0 && bytes[j] == UInt8(ascii: "}") && j + 1 < n && bytes[j + 1] == UInt8(ascii: "}") { depth -= 1; j += 2; continue }
+                    }
                     if bytes[j] == UInt8(ascii: "}") { close = j; break }
                     j += 1
                 }

@@ -85,7 +85,7 @@ public struct MarkupStream {
     }
 
     /// Reads a primary expression: literal, variable path or range.
-    public mutating func expression() throws -> Expression {
+    public mutating func expression() throws -> LiquidExpression {
         depth += 1
         defer { depth -= 1 }
         if depth > environment.limits.nestingDepth {
@@ -108,7 +108,21 @@ public struct MarkupStream {
                 return .literal(.range(x, y))
             }
             return .range(lo, hi)
+        case .attribute(let name):
+            guard let syntax = environment.attributeSyntax else { throw unexpected("an expression") }
+            advance()
+            return try attributePath(try syntax.expression(namespace: nil, name: name), start: start)
+        case .openOutput:
+            guard environment.attributeSyntax != nil else { throw unexpected("an expression") }
+            advance()
+            let inner = try filteredExpression(nested: true)
+            try expect(.closeOutput, "'}}'")
+            return inner.filters.isEmpty ? inner.expression : .filtered(inner)
         case .identifier(let name):
+            if peek() == .dot, case .attribute(let attr) = peek(2), let syntax = environment.attributeSyntax {
+                advance(); advance(); advance()
+                return try attributePath(try syntax.expression(namespace: name, name: attr), start: start)
+            }
             if peek() != .dot && peek() != .lbracket {
                 switch name {
                 case "true": advance(); return .literal(.bool(true))
@@ -131,6 +145,20 @@ public struct MarkupStream {
             return .variable(try pathRest(root: .dynamic(inner), start: start))
         default:
             throw unexpected("an expression")
+        }
+    }
+
+    /// Continues an attribute's path with lookups written after it: `custom_attribute.${a}[0].goal`.
+    private mutating func attributePath(_ base: LiquidExpression, start: Int) throws -> LiquidExpression {
+        guard current == .dot || current == .lbracket else { return base }
+        let rest = try pathRest(root: .name(""), start: start)
+        switch base {
+        case .variable(var path):
+            path.lookups += rest.lookups
+            path.text = rest.text
+            return .variable(path)
+        default:
+            return .variable(VariablePath(root: .value(base), lookups: rest.lookups, text: rest.text))
         }
     }
 
@@ -167,7 +195,9 @@ public struct MarkupStream {
     }
 
     /// Reads `| filter: args` calls until the markup ends or something else comes.
-    public mutating func filters() throws -> [FilterCall] {
+    public mutating func filters() throws -> [FilterCall] { try filters(nested: false) }
+
+    mutating func filters(nested: Bool) throws -> [FilterCall] {
         var calls: [FilterCall] = []
         while current == .pipe {
             advance()
@@ -180,7 +210,7 @@ public struct MarkupStream {
             if current == .colon {
                 advance()
                 repeat {
-                    if lax && (current == .end || current == .pipe) { break }
+                    if lax && (current == .end || current == .pipe || (nested && current == .closeOutput)) { break }
                     if atKeywordArgument, case .identifier(let key) = current {
                         advance(); advance()
                         call.keywordArguments.append((key, try expression()))
@@ -195,7 +225,7 @@ public struct MarkupStream {
             calls.append(call)
             if lax {
                 // The reference's lax parser skips anything up to the next '|'.
-                while current != .pipe && current != .end { advance() }
+                while current != .pipe && current != .end && !(nested && current == .closeOutput) { advance() }
             }
         }
         return calls
@@ -203,9 +233,13 @@ public struct MarkupStream {
 
     /// Reads an expression followed by filters.
     public mutating func filteredExpression() throws -> FilteredExpression {
+        try filteredExpression(nested: false)
+    }
+
+    mutating func filteredExpression(nested: Bool) throws -> FilteredExpression {
         let expr = try expression()
-        if lax { while current != .pipe && current != .end { advance() } }
-        return FilteredExpression(expression: expr, filters: try filters())
+        if lax { while current != .pipe && current != .end && !(nested && current == .closeOutput) { advance() } }
+        return FilteredExpression(expression: expr, filters: try filters(nested: nested))
     }
 
     /// Reads a condition: comparisons joined by `and`/`or`, grouped from the right.

@@ -19,7 +19,7 @@ public final class LiquidParser {
         self.environment = environment
         self.source = source
         self.name = name
-        self.tokens = try Tokenizer(source: source).tokenize()
+        self.tokens = try Tokenizer(source: source, attributeAware: environment.attributeSyntax != nil).tokenize()
     }
 
     /// `true` in lax mode.

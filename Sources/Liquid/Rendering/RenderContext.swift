@@ -104,7 +104,7 @@ public final class RenderContext {
 
     /// Evaluates an expression.
     @inline(__always)
-    public func evaluate(_ expression: Expression) throws -> LiquidValue {
+    public func evaluate(_ expression: LiquidExpression) throws -> LiquidValue {
         switch expression {
         case .literal(let v): return v
         case .variable(let path): return try resolve(path)
@@ -112,6 +112,8 @@ public final class RenderContext {
             return .range(try rangeBound(try evaluate(lo)), try rangeBound(try evaluate(hi)))
         case .blank: return .drop(LiquidDropBox(MethodLiteralDrop.blank))
         case .empty: return .drop(LiquidDropBox(MethodLiteralDrop.empty))
+        case .filtered(let f): return try evaluate(f)
+        case .custom(let c): return try c.evaluate(self)
         }
     }
 
@@ -132,6 +134,8 @@ public final class RenderContext {
                 return .nil
             }
             value = v
+        case .value(let e):
+            value = try evaluate(e)
         }
         for lookup in path.lookups {
             switch lookup {
@@ -204,10 +208,15 @@ public final class RenderContext {
 
     /// Renders `body` into a new buffer and returns that text (as `capture` does).
     public func capture(_ body: Body) throws -> String {
+        try capture { try body.render(self) }
+    }
+
+    /// Runs `render` with a new output buffer and returns what it wrote.
+    public func capture(_ render: () throws -> Void) throws -> String {
         var saved = ""
         swap(&saved, &output)
         defer { swap(&saved, &output) }
-        try body.render(self)
+        try render()
         return output
     }
 }

@@ -4,12 +4,12 @@ struct CaseTag: LiquidTag {
     let name = "case"
 
     enum Branch: Sendable {
-        case when([Expression], Body)
+        case when([LiquidExpression], Body)
         case otherwise(Body)
     }
 
     struct Node: LiquidNode {
-        let subject: Expression
+        let subject: LiquidExpression
         let branches: [Branch]
         let isBlank: Bool
 
@@ -41,7 +41,7 @@ struct CaseTag: LiquidTag {
         while end.name != "endcase" {
             let (body, next) = try parser.parseBlock("case", offset: tag.offset, until: ["when", "else", "endcase"])
             if end.name == "when" {
-                let candidates = try parser.parseMarkup(end.markup, offset: end.markupOffset) { stream -> [Expression] in
+                let candidates = try parser.parseMarkup(end.markup, offset: end.markupOffset) { stream -> [LiquidExpression] in
                     var list = [try stream.expression()]
                     while stream.acceptComma() || stream.accept(word: "or") { list.append(try stream.expression()) }
                     return list

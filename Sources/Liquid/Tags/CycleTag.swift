@@ -3,9 +3,9 @@ struct CycleTag: LiquidTag {
     let name = "cycle"
 
     struct Node: LiquidNode {
-        let group: Expression?
+        let group: LiquidExpression?
         let key: String
-        let values: [Expression]
+        let values: [LiquidExpression]
         func render(_ context: RenderContext) throws {
             let name = try group.map { try context.evaluate($0).renderedString } ?? key
             let position = context.cycles[name] ?? 0
@@ -16,9 +16,9 @@ struct CycleTag: LiquidTag {
 
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
         try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { stream in
-            var group: Expression?
+            var group: LiquidExpression?
             let first = try stream.expression()
-            var values: [Expression] = []
+            var values: [LiquidExpression] = []
             if stream.acceptColon() {
                 group = first
             } else {

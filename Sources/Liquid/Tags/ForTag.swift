@@ -106,12 +106,12 @@ extension String {
 /// Loop parameters shared by `for` and `tablerow`.
 struct LoopParameters: Sendable {
     var variable = ""
-    var collection: Expression = .literal(.nil)
+    var collection: LiquidExpression = .literal(.nil)
     var collectionText = ""
-    var limit: Expression?
-    var offset: Expression?
+    var limit: LiquidExpression?
+    var offset: LiquidExpression?
     var offsetContinue = false
-    var cols: Expression?
+    var cols: LiquidExpression?
     var reversed = false
 
     static func parse(_ stream: inout MarkupStream, allowCols: Bool) throws -> LoopParameters {

@@ -1,10 +1,10 @@
 /// What `include` and `render` share: the partial's name, `with`/`for`, `as` and keyword arguments.
 struct PartialCall: Sendable {
-    var name: Expression
-    var variable: Expression?
+    var name: LiquidExpression
+    var variable: LiquidExpression?
     var isFor = false
     var alias: String?
-    var attributes: [(String, Expression)] = []
+    var attributes: [(String, LiquidExpression)] = []
 
     static func parse(_ stream: inout MarkupStream, requireLiteralName: Bool) throws -> PartialCall {
         let nameExpr = try stream.expression()
@@ -45,8 +45,9 @@ extension RenderContext {
         return template
     }
 
-    /// Renders a partial with the partial chain and depth tracked and errors located in it.
-    func renderPartial(_ template: LiquidTemplate, name: String) throws {
+    /// Renders a partial in the current scope, with the partial chain and depth tracked and
+    /// errors located in the partial's own source.
+    public func renderPartial(_ template: LiquidTemplate, name: String) throws {
         guard partialDepth < environment.limits.partialDepth else {
             throw LiquidError.Reason.limitExceeded(.partialDepth(environment.limits.partialDepth))
         }

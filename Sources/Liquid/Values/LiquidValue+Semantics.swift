@@ -40,7 +40,7 @@ extension LiquidValue {
 
     /// The value a drop stands for; other values unchanged.
     @inline(__always) var resolved: LiquidValue {
-        if case .drop(let d) = self, !(d.drop is MethodLiteralDrop) { return d.drop.liquidSelf }
+        if case .drop(let d) = self, !(d.drop is MethodLiteralDrop), !(d.drop is LiquidTime) { return d.drop.liquidSelf }
         return self
     }
 
@@ -138,7 +138,7 @@ extension LiquidValue {
     /// Reads `key` from this value: object keys, array `size`/`first`/`last`, string `size`,
     /// range `first`/`last`/`size`, drop properties.
     @inline(__always)
-    func property(_ key: String) -> LiquidValue {
+    public func property(_ key: String) -> LiquidValue {
         switch self {
         case .object(let o):
             if let v = o[key] { return v }

@@ -1,0 +1,45 @@
+import Liquid
+
+/// Braze's `${...}` attribute syntax over a ``RenderContextDocument``.
+///
+/// - `${first_name}` and the other standard attributes read the profile, with Braze's names
+///   mapped to the user export's (`${email_address}` is `email`, `${city}` is `home_city`...).
+/// - `custom_attribute.${name}` reads `profile.custom_attributes` (names may contain spaces).
+/// - `api_trigger_properties.${x}`, `canvas_entry_properties.${x}`, `event_properties.${x}`,
+///   `context.${x}`, `campaign.${x}`, `canvas.${x}` read the document's namespaces.
+/// - `content_blocks.${name}` renders a content block (see ``ContentBlockSource``).
+/// - Any other `namespace.${x}` reads `profile.namespace.x` (`most_recently_used_device.${model}`).
+public struct BrazeAttributeSyntax: LiquidAttributeSyntax {
+    /// Braze standard attribute names and the user-export fields they read.
+    public static let standardAttributes: [String: String] = [
+        "first_name": "first_name", "last_name": "last_name", "email_address": "email",
+        "phone_number": "phone", "date_of_birth": "dob", "city": "home_city", "country": "country",
+        "language": "language", "gender": "gender", "time_zone": "time_zone", "user_id": "external_id",
+        "braze_id": "braze_id",
+    ]
+
+    let contentBlocks: ContentBlockStore?
+
+    init(contentBlocks: ContentBlockStore?) { self.contentBlocks = contentBlocks }
+
+    public func expression(namespace: String?, name: String) throws -> LiquidExpression {
+        func path(_ root: String, _ keys: [String], _ text: String) -> LiquidExpression {
+            .variable(VariablePath(root: .name(root), lookups: keys.map { .key($0) }, text: text))
+        }
+        guard let namespace else {
+            let field = Self.standardAttributes[name] ?? name
+            return path("profile", [field], "${\(name)}")
+        }
+        let text = "\(namespace).${\(name)}"
+        switch namespace {
+        case "custom_attribute", "custom_attributes":
+            return path("profile", ["custom_attributes", name], text)
+        case "content_blocks":
+            return .custom(ContentBlockExpression(name: name, store: contentBlocks))
+        case _ where RenderContextDocument.namespaces.contains(namespace):
+            return path(namespace, [name], text)
+        default:
+            return path("profile", [namespace, name], text)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Liquid
+
+/// The Braze dialect of Liquid: `${...}` attributes, Braze's filters and tags
+/// (`abort_message`, `connected_content`, `content_blocks`), over standard Liquid 5.
+///
+/// ```swift
+/// let dialect = BrazeDialect(contentBlocks: DirectoryContentBlocks(directory: blocksURL))
+/// let template = try dialect.environment().parse("Hi {{${first_name} | default: 'there'}}")
+/// let result = try template.renderMessage(document)   // .rendered("Hi Ana") or .aborted(...)
+/// ```
+public struct BrazeDialect: Sendable {
+    /// Where content blocks come from.
+    public var contentBlocks: (any ContentBlockSource)?
+    /// How Connected Content reaches the network; `nil` makes the tag an error.
+    public var connectedContent: ConnectedContentConfiguration?
+
+    /// A dialect with optional content blocks and Connected Content.
+    public init(contentBlocks: (any ContentBlockSource)? = nil, connectedContent: ConnectedContentConfiguration? = nil) {
+        self.contentBlocks = contentBlocks
+        self.connectedContent = connectedContent
+    }
+
+    /// The tags Braze adds.
+    public static let tagNames = ["abort_message", "connected_content"]
+    /// The filters Braze adds.
+    public static var filterNames: [String] { BrazeFilters.all.map(\.name) }
+
+    /// An environment with standard Liquid plus Braze's syntax, tags and filters.
+    public func environment(errorMode: LiquidErrorMode = .lax, limits: LiquidLimits = LiquidLimits()) -> LiquidEnvironment {
+        var env = LiquidEnvironment(errorMode: errorMode, limits: limits)
+        env.attributeSyntax = BrazeAttributeSyntax(contentBlocks: contentBlocks.map { ContentBlockStore(source: $0) })
+        env.register(AbortMessageTag())
+        env.register(ConnectedContentTag(configuration: connectedContent))
+        for filter in BrazeFilters.all { env.register(filter) }
+        return env
+    }
+}
+
+/// What rendering one field of a message gives.
+public enum MessageRenderResult: Sendable, Equatable {
+    /// The text.
+    case rendered(String)
+    /// `{% abort_message %}` (or failed Connected Content retries) ended the message.
+    case aborted(reason: String?)
+}
+
+extension LiquidTemplate {
+    /// Renders with a render context document: its `now` is the clock; an abort is a result,
+    /// not an error. Other failures throw ``LiquidError``.
+    public func renderMessage(_ document: RenderContextDocument, options: RenderOptions? = nil) throws -> MessageRenderResult {
+        do {
+            return .rendered(try render(document.value, options: options ?? document.renderOptions()))
+        } catch let abort as MessageAborted {
+            return .aborted(reason: abort.reason)
+        }
+    }
+}

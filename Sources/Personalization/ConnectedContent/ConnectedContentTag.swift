@@ -1,0 +1,288 @@
+import Foundation
+import Liquid
+
+/// How `{% connected_content %}` reaches the network.
+public struct ConnectedContentConfiguration: Sendable {
+    /// The HTTP client (``URLSessionConnectedContentClient``, or fixtures for offline previews).
+    public var client: any ConnectedContentClient
+    /// `:basic_auth NAME` credentials: name to (user, password).
+    public var credentials: [String: BasicAuthCredential]
+    /// Cached GET responses, shared by every render that uses this configuration.
+    public var cache: ConnectedContentCache
+    /// Delay before the first retry; it doubles each time (Braze backs off exponentially).
+    public var retryDelay: TimeInterval
+    /// Time limit of one request (Braze: 2 seconds).
+    public var timeout: TimeInterval
+
+    /// A configuration around `client`.
+    public init(client: any ConnectedContentClient, credentials: [String: BasicAuthCredential] = [:],
+                cache: ConnectedContentCache = ConnectedContentCache(), retryDelay: TimeInterval = 0.2,
+                timeout: TimeInterval = ConnectedContentLimits.timeout) {
+        self.client = client
+        self.credentials = credentials
+        self.cache = cache
+        self.retryDelay = retryDelay
+        self.timeout = timeout
+    }
+}
+
+/// A `:basic_auth` credential.
+public struct BasicAuthCredential: Sendable, Equatable {
+    /// User name.
+    public var username: String
+    /// Password.
+    public var password: String
+    /// A credential.
+    public init(username: String, password: String) {
+        self.username = username
+        self.password = password
+    }
+}
+
+/// Cached Connected Content responses: GETs for 5 minutes by default, `:cache_max_age`
+/// between 5 minutes and 4 hours, bodies up to 1 MB; thread-safe.
+public final class ConnectedContentCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [ConnectedContentRequest: (expires: Date, response: ConnectedContentResponse)] = [:]
+    private let clock: @Sendable () -> Date
+    /// Requests answered from the cache so far.
+    public private(set) var hits = 0
+
+    /// A cache using `clock` for expiry.
+    public init(clock: @escaping @Sendable () -> Date = { Date() }) { self.clock = clock }
+
+    func lookup(_ request: ConnectedContentRequest) -> ConnectedContentResponse? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let entry = entries[request] else { return nil }
+        if entry.expires <= clock() { entries[request] = nil; return nil }
+        hits += 1
+        return entry.response
+    }
+
+    func store(_ response: ConnectedContentResponse, for request: ConnectedContentRequest, maxAge: TimeInterval) {
+        guard response.body.count <= ConnectedContentLimits.maxBodyBytes else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        entries[request] = (clock().addingTimeInterval(maxAge), response)
+    }
+}
+
+/// `{% connected_content URL :save name :method post :body ... :headers {...} :content_type t
+/// :basic_auth name :cache_max_age s :no_cache :retry %}`.
+///
+/// The URL, body and headers may hold Liquid. A JSON response is stored under `:save` (or
+/// `connected`), an object with `__http_status_code__`; any other successful response is
+/// inserted as text; a 4xx inserts nothing. Transport failures, timeouts and 5xx insert
+/// nothing, or with `:retry` are retried up to five times and then abort the message.
+struct ConnectedContentTag: LiquidTag {
+    let name = "connected_content"
+    let configuration: ConnectedContentConfiguration?
+
+    struct Options: Sendable {
+        var url: LiquidTemplate
+        var save: String?
+        var method = "GET"
+        var body: LiquidTemplate?
+        var headers: LiquidTemplate?
+        var contentType: String?
+        var basicAuth: String?
+        var cacheMaxAge: TimeInterval?
+        var noCache = false
+        var retry = false
+    }
+
+    struct Node: LiquidNode {
+        let options: Options
+        let configuration: ConnectedContentConfiguration?
+
+        func render(_ context: RenderContext) throws {
+            guard let configuration else {
+                throw LiquidError.Reason.custom("connected_content: no HTTP client is configured (use fixtures for offline previews)")
+            }
+            let request = try makeRequest(context, configuration)
+            let useCache = (options.method == "GET" && !options.noCache) || (options.method == "POST" && options.cacheMaxAge != nil)
+            let maxAge = min(max(options.cacheMaxAge ?? 300, 300), 14_400)
+            var response: ConnectedContentResponse? = useCache ? configuration.cache.lookup(request) : nil
+            if response == nil {
+                response = try fetch(request, configuration, context)
+                if let r = response, useCache, r.status < 500 { configuration.cache.store(r, for: request, maxAge: maxAge) }
+            }
+            guard let response else { return }
+            let text = String(decoding: response.body, as: UTF8.self)
+            if let json = try? JSONValueParser.parse(text), json.arrayValue != nil || { if case .object = json { return true } else { return false } }() {
+                var value = json
+                if case .object(var o) = json {
+                    o["__http_status_code__"] = .int(response.status)
+                    value = .object(o)
+                }
+                context.assign(options.save ?? "connected", value)
+            } else if (200..<300).contains(response.status) {
+                context.write(text)
+            }
+        }
+
+        func makeRequest(_ context: RenderContext, _ configuration: ConnectedContentConfiguration) throws -> ConnectedContentRequest {
+            let url = try render(options.url, context).trimmingCharacters(in: .whitespaces)
+            var headers: [String: String] = [:]
+            if let contentType = options.contentType {
+                headers["Content-Type"] = contentType
+                headers["Accept"] = contentType
+            } else if options.method == "POST" {
+                headers["Content-Type"] = "application/x-www-form-urlencoded"
+            } else {
+                headers["Content-Type"] = "application/json"
+                headers["Accept"] = "*/*"
+            }
+            if let headerTemplate = options.headers {
+                let text = try render(headerTemplate, context)
+                guard case .object(let o) = (try? JSONValueParser.parse(text)) ?? .nil else {
+                    throw LiquidError.Reason.argument("connected_content: :headers must be a JSON object, got \(text)")
+                }
+                for (k, v) in o { headers[k] = v.renderedString }
+            }
+            if let name = options.basicAuth {
+                guard let credential = configuration.credentials[name] else {
+                    throw MessageAborted(reason: "connected_content: unknown basic auth credential '\(name)'")
+                }
+                headers["Authorization"] = "Basic " + Data("\(credential.username):\(credential.password)".utf8).base64EncodedString()
+            }
+            var body: Data?
+            if let bodyTemplate = options.body {
+                var text = try render(bodyTemplate, context)
+                let isJSON = (headers["Content-Type"] ?? "").lowercased().hasPrefix("application/json")
+                if isJSON && !text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{") && !text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("[") {
+                    // A form body with a JSON content type is sent as a JSON object.
+                    var object = LiquidObject()
+                    for pair in text.split(separator: "&") {
+                        let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                        object[String(kv[0])] = .string(kv.count > 1 ? String(kv[1]) : "")
+                    }
+                    text = LiquidValue.object(object).jsonString
+                }
+                body = Data(text.utf8)
+            }
+            return ConnectedContentRequest(url: url, method: options.method, headers: headers, body: body)
+        }
+
+        func render(_ template: LiquidTemplate, _ context: RenderContext) throws -> String {
+            try context.capture { try context.renderPartial(template, name: "connected_content") }
+        }
+
+        func fetch(_ request: ConnectedContentRequest, _ configuration: ConnectedContentConfiguration, _ context: RenderContext) throws -> ConnectedContentResponse? {
+            let attempts = options.retry ? 6 : 1
+            var delay = configuration.retryDelay
+            var lastProblem = ""
+            for attempt in 1...attempts {
+                do {
+                    let response = try configuration.client.send(request, timeout: configuration.timeout)
+                    if response.status < 500 { return response }
+                    lastProblem = "HTTP \(response.status)"
+                } catch let failure as ConnectedContentFailure {
+                    lastProblem = "\(failure)"
+                    if case .urlNotAllowed = failure { break }
+                }
+                if attempt < attempts {
+                    Thread.sleep(forTimeInterval: delay)
+                    delay *= 2
+                }
+            }
+            if options.retry {
+                throw MessageAborted(reason: "connected_content: \(request.url) failed after retries (\(lastProblem))")
+            }
+            context.warnings.append("connected_content: \(request.url) failed (\(lastProblem)); nothing inserted")
+            return nil
+        }
+    }
+
+    func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
+        let chunks = splitMarkup(tag.markup, baseOffset: tag.markupOffset)
+        guard let first = chunks.first, !first.text.hasPrefix(":") else {
+            throw LiquidError.Reason.syntax("connected_content needs a URL").at(tag.offset)
+        }
+        func compile(_ chunk: Chunk) throws -> LiquidTemplate {
+            do { return try parser.environment.parse(chunk.text, name: "connected_content") } catch let e as LiquidError {
+                throw e.reason.at(chunk.offset)
+            }
+        }
+        var urlText = first
+        if urlText.text.hasPrefix("[") && urlText.text.hasSuffix("]") { urlText.text = String(urlText.text.dropFirst().dropLast()) }
+        var options = Options(url: try compile(urlText))
+        var i = 1
+        func value(for option: String) throws -> Chunk {
+            guard i < chunks.count, !chunks[i].text.hasPrefix(":") else {
+                throw LiquidError.Reason.syntax("connected_content: \(option) needs a value").at(chunks[i - 1].offset)
+            }
+            defer { i += 1 }
+            return chunks[i]
+        }
+        while i < chunks.count {
+            let option = chunks[i]
+            i += 1
+            switch option.text {
+            case ":save": options.save = try value(for: ":save").text
+            case ":method":
+                let m = try value(for: ":method").text.uppercased()
+                guard m == "GET" || m == "POST" else { throw LiquidError.Reason.syntax("connected_content: :method must be get or post, got '\(m)'").at(option.offset) }
+                options.method = m
+            case ":body": options.body = try compile(try value(for: ":body"))
+            case ":headers": options.headers = try compile(try value(for: ":headers"))
+            case ":content_type": options.contentType = try value(for: ":content_type").text
+            case ":basic_auth": options.basicAuth = try value(for: ":basic_auth").text
+            case ":cache_max_age":
+                let v = try value(for: ":cache_max_age")
+                guard let seconds = TimeInterval(v.text) else { throw LiquidError.Reason.syntax("connected_content: :cache_max_age takes seconds, got '\(v.text)'").at(v.offset) }
+                options.cacheMaxAge = seconds
+            case ":no_cache": options.noCache = true
+            case ":retry": options.retry = true
+            default:
+                throw LiquidError.Reason.syntax("connected_content: unknown option '\(option.text)'").at(option.offset)
+            }
+        }
+        return Node(options: options, configuration: configuration)
+    }
+
+    struct Chunk {
+        var text: String
+        var offset: Int
+    }
+
+    /// Splits markup at whitespace outside `{{ }}`, `{% %}`, quotes and JSON braces.
+    func splitMarkup(_ markup: Substring, baseOffset: Int) -> [Chunk] {
+        let bytes = Array(markup.utf8)
+        var chunks: [Chunk] = []
+        var i = 0
+        while i < bytes.count {
+            while i < bytes.count && isSpaceByte(bytes[i]) { i += 1 }
+            guard i < bytes.count else { break }
+            let start = i
+            var braces = 0
+            var liquid = 0
+            var quote: UInt8? = nil
+            while i < bytes.count {
+                let b = bytes[i]
+                if let q = quote {
+                    if b == q { quote = nil }
+                    i += 1
+                    continue
+                }
+                if b == UInt8(ascii: "{") && i + 1 < bytes.count && (bytes[i + 1] == UInt8(ascii: "{") || bytes[i + 1] == UInt8(ascii: "%")) {
+                    liquid += 1; i += 2; continue
+                }
+                if liquid > 0 && (b == UInt8(ascii: "}") || b == UInt8(ascii: "%")) && i + 1 < bytes.count && bytes[i + 1] == UInt8(ascii: "}") {
+                    liquid -= 1; i += 2; continue
+                }
+                if liquid > 0 { i += 1; continue }
+                if b == UInt8(ascii: "{") { braces += 1 }
+                if b == UInt8(ascii: "}") { braces = max(0, braces - 1) }
+                if braces > 0 && (b == UInt8(ascii: "\"")) { quote = b; i += 1; continue }
+                if braces == 0 && isSpaceByte(b) { break }
+                i += 1
+            }
+            chunks.append(Chunk(text: String(decoding: bytes[start..<i], as: UTF8.self), offset: baseOffset + start))
+        }
+        return chunks
+    }
+
+    func isSpaceByte(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D }
+}

@@ -1,0 +1,150 @@
+import Crypto
+import Foundation
+import Liquid
+
+/// Braze's filters beyond standard Liquid.
+enum BrazeFilters {
+    static let all: [LiquidFilter] = [
+        timeZone,
+        LiquidFilter("json_escape") { input, _, _ in
+            var text = LiquidValue.string(input.renderedString).jsonString
+            text.removeFirst()
+            text.removeLast()
+            return .string(text)
+        },
+        LiquidFilter("json_parse") { input, _, _ in
+            do { return try JSONValueParser.parse(input.renderedString) } catch let e as JSONValueParser.SyntaxError {
+                throw LiquidError.Reason.argument("json_parse: invalid JSON at \(e.line):\(e.column): \(e.message)")
+            }
+        },
+        LiquidFilter("as_json_string") { input, _, _ in .string(input.jsonString) },
+        LiquidFilter("url_escape") { input, _, _ in .string(percentEscape(input.renderedString, keeping: urlSafe)) },
+        LiquidFilter("url_param_escape") { input, _, _ in .string(percentEscape(input.renderedString, keeping: paramSafe)) },
+        LiquidFilter("number_with_delimiter", arguments: 0...1) { input, args, _ in
+            .string(numberWithDelimiter(input, delimiter: args.has(0) ? args[0].renderedString : ","))
+        },
+        LiquidFilter("money") { input, _, _ in .string(money(input)) },
+        LiquidFilter("property_accessor", arguments: 1...1) { input, args, _ in
+            switch input {
+            case .object(let o): return o[args[0].renderedString] ?? .nil
+            case .drop(let d): return d.drop.liquidProperty(args[0].renderedString) ?? .nil
+            default: return .nil
+            }
+        },
+        digest("md5") { Data(Insecure.MD5.hash(data: $0)) },
+        digest("sha1") { Data(Insecure.SHA1.hash(data: $0)) },
+        digest("sha2") { Data(SHA256.hash(data: $0)) },
+        hmac("hmac_sha1_hex", Insecure.SHA1.self, base64: false),
+        hmac("hmac_sha1", Insecure.SHA1.self, base64: false),
+        hmac("hmac_sha1_base64", Insecure.SHA1.self, base64: true),
+        hmac("hmac_sha256_hex", SHA256.self, base64: false),
+        hmac("hmac_sha256", SHA256.self, base64: false),
+        hmac("hmac_sha256_base64", SHA256.self, base64: true),
+        hmac("hmac_sha512", SHA512.self, base64: false),
+    ]
+
+    /// `time_zone: 'America/Los_Angeles'`: the time shown in that zone, for `date` to format.
+    /// A missing or unknown zone gives UTC and a warning.
+    static let timeZone = LiquidFilter("time_zone", arguments: 1...1) { input, args, context in
+        guard let time = LiquidTime.parse(input, options: context.options) else { return input }
+        let name = args[0].renderedString
+        guard !name.isEmpty, let zone = TimeZone(identifier: name) else {
+            context.warnings.append("time_zone: unknown time zone '\(name)', using UTC")
+            return .drop(time.converted(to: TimeZone(identifier: "UTC")!))
+        }
+        return .drop(time.converted(to: zone))
+    }
+
+    static func digest(_ name: String, _ hash: @escaping @Sendable (Data) -> Data) -> LiquidFilter {
+        LiquidFilter(name) { input, _, _ in .string(hex(hash(Data(input.renderedString.utf8)))) }
+    }
+
+    static func hmac<H: HashFunction>(_ name: String, _: H.Type, base64: Bool) -> LiquidFilter {
+        LiquidFilter(name, arguments: 1...1) { input, args, _ in
+            let key = SymmetricKey(data: Data(args[0].renderedString.utf8))
+            let mac = Data(HMAC<H>.authenticationCode(for: Data(input.renderedString.utf8), using: key))
+            return .string(base64 ? mac.base64EncodedString() : hex(mac))
+        }
+    }
+
+    static func hex(_ data: Data) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(data.count * 2)
+        for b in data {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Characters `url_escape` keeps: those allowed somewhere in a URL (Ruby's `URI.escape`).
+    static let urlSafe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.!~*'();/?:@&=+$,[]#".utf8)
+    /// Characters `url_param_escape` keeps: the unreserved ones (`&`, `=`, `/` are escaped).
+    static let paramSafe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~".utf8)
+
+    static func percentEscape(_ s: String, keeping safe: Set<UInt8>) -> String {
+        var out = ""
+        for b in s.utf8 {
+            if safe.contains(b) { out.unicodeScalars.append(UnicodeScalar(b)) } else {
+                out += "%" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+
+    /// Rails' `number_with_delimiter`: `1234567.891` → `1,234,567.891`; non-numbers unchanged.
+    static func numberWithDelimiter(_ input: LiquidValue, delimiter: String) -> String {
+        let text: String
+        switch input {
+        case .int(let i): text = String(i)
+        case .double(let d): text = rubyFloatString(d)
+        case .string(let s):
+            let t = s.trimmingCharacters(in: .whitespaces)
+            guard Double(t) != nil, !t.lowercased().contains("e"), !t.contains("n") else { return s }
+            text = t
+        default: return input.renderedString
+        }
+        var sign = ""
+        var body = Substring(text)
+        if body.first == "-" || body.first == "+" { sign = String(body.removeFirst()) }
+        let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let intPart = Array(parts[0])
+        var grouped = ""
+        for (i, ch) in intPart.enumerated() {
+            if i > 0 && (intPart.count - i) % 3 == 0 { grouped += delimiter }
+            grouped.append(ch)
+        }
+        return sign + grouped + (parts.count > 1 ? "." + parts[1] : "")
+    }
+
+    /// Braze's `money`: the number with two decimals (`17.8` → `17.80`, `145` → `145.00`),
+    /// no currency symbol and no scaling.
+    static func money(_ input: LiquidValue) -> String {
+        let decimal: Decimal
+        switch input {
+        case .int(let i): decimal = Decimal(i)
+        case .double(let d): decimal = Decimal(string: rubyFloatString(d)) ?? Decimal(d)
+        case .string(let s):
+            guard let d = Decimal(string: s.trimmingCharacters(in: .whitespaces)) else { return s }
+            decimal = d
+        default: return input.renderedString
+        }
+        var value = decimal
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &value, 2, .plain)
+        let negative = rounded < 0
+        let magnitude = negative ? -rounded : rounded
+        var cents = Decimal()
+        var scaled = magnitude * 100
+        NSDecimalRound(&cents, &scaled, 0, .plain)
+        let digits = cents.description.leftPadded(to: 3)
+        return (negative ? "-" : "") + digits.dropLast(2) + "." + digits.suffix(2)
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
