@@ -44,6 +44,12 @@ let package = Package(
         // Test helpers (markers, fixtures); not a product.
         .target(name: "LiquidTestSupport", dependencies: ["Liquid"], swiftSettings: swiftSettings),
         .testTarget(
+            name: "PersonalizationTests",
+            dependencies: ["Personalization", "Liquid", "LiquidTestSupport", "pushliquid"],
+            exclude: ["Fixtures"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "LiquidTests",
             dependencies: ["Liquid", "Personalization", "LiquidTestSupport", "pushliquid"],
             exclude: ["Fixtures"],

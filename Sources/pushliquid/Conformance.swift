@@ -1,5 +1,11 @@
 import ArgumentParser
 import Liquid
+import Personalization
+
+/// The Liquid dialect a command works in.
+enum Dialect: String, ExpressibleByArgument, CaseIterable {
+    case standard, braze
+}
 
 extension PushLiquidCommand {
     struct Conformance: ParsableCommand {
@@ -15,6 +21,9 @@ extension PushLiquidCommand {
         @Argument(help: "The suite's JSON file, e.g. ../shared/conformance/golden-liquid/golden_liquid.json.")
         var file: String
 
+        @Option(name: .long, help: "standard (Shopify Liquid 5) or braze (data is a render context document; aborted cases carry \"aborted\": true and \"abort_reason\").")
+        var dialect: Dialect = .standard
+
         @Flag(name: .long, help: "Print only the summary line.")
         var quiet = false
 
@@ -25,7 +34,7 @@ extension PushLiquidCommand {
             } catch let error as JSONValueParser.SyntaxError {
                 throw ValidationError("\(file):\(error)")
             }
-            let outcomes = suite.run()
+            let outcomes = dialect == .braze ? suite.cases.map { ConformanceSuite.runBraze($0) } : suite.run()
             var failed = 0
             for outcome in outcomes where !outcome.passed {
                 failed += 1
@@ -33,9 +42,11 @@ extension PushLiquidCommand {
                 let c = outcome.testCase
                 print("FAIL \(c.name)")
                 print("  template: \(c.template.debugDescription)")
-                print("  expected: \(c.invalid ? "an error" : c.results.map(\.debugDescription).joined(separator: " or "))")
+                let expected = c.invalid ? "an error" : c.aborted ? "aborted(\(c.abortReason.debugDescription))" : c.results.map(\.debugDescription).joined(separator: " or ")
+                print("  expected: \(expected)")
                 switch outcome.actual {
-                case .success(let text): print("  actual:   \(text.debugDescription)")
+                case .success(.text(let text)): print("  actual:   \(text.debugDescription)")
+                case .success(.aborted(let reason)): print("  actual:   aborted(\(reason.debugDescription))")
                 case .failure(let error): print("  actual:   error: \(error)")
                 }
             }

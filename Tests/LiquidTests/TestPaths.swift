@@ -30,7 +30,3 @@ func render(_ source: String, _ data: LiquidValue = [:], mode: LiquidErrorMode =
     return try env.parse(source).render(data, options: options)
 }
 
-/// The error `body` throws, or `nil`.
-func liquidError(_ body: () throws -> Any) -> LiquidError? {
-    do { _ = try body(); return nil } catch let e as LiquidError { return e } catch { return nil }
-}

@@ -15,16 +15,31 @@ public struct ConformanceSuite: Sendable {
         public var results: [String]
         /// The template must fail to parse or render.
         public var invalid: Bool
+        /// The message must abort (dialects with `abort_message`), with ``abortReason``.
+        public var aborted: Bool
+        /// The expected abort reason (`nil` for none).
+        public var abortReason: String?
         /// Tags such as `strict`.
         public var tags: [String]
+
+        /// `true` when the case is to be parsed in strict mode.
+        public var isStrict: Bool { tags.contains("strict") || tags.contains("strict2") }
+    }
+
+    /// What a case's render gave.
+    public enum Output: Sendable, Equatable {
+        /// Text.
+        case text(String)
+        /// An aborted message, with its reason.
+        case aborted(String?)
     }
 
     /// A case's outcome.
     public struct Outcome: Sendable {
         /// The case.
         public var testCase: Case
-        /// What the engine produced: output text, or the error.
-        public var actual: Result<String, LiquidError>
+        /// What the engine produced: output, or the error.
+        public var actual: Result<Output, LiquidError>
         /// Whether it matched.
         public var passed: Bool
     }
@@ -48,18 +63,25 @@ public struct ConformanceSuite: Sendable {
             if case .array(let rs)? = t["results"] { results = rs.map(\.renderedString) }
             let tags = (t["tags"]?.arrayValue ?? []).map(\.renderedString)
             return Case(name: name, template: template, data: t["data"] ?? [:], templates: templates, results: results,
-                        invalid: t["invalid"]?.isTruthy ?? false, tags: tags)
+                        invalid: t["invalid"]?.isTruthy ?? false, aborted: t["aborted"]?.isTruthy ?? false,
+                        abortReason: t["abort_reason"]?.stringValue, tags: tags)
         }
     }
 
     /// Runs one case with `base` (its tags, filters and options); `strict` cases parse strictly.
     public static func run(_ c: Case, base: LiquidEnvironment = LiquidEnvironment(), options: RenderOptions = RenderOptions()) -> Outcome {
-        var env = base.with(errorMode: c.tags.contains("strict") || c.tags.contains("strict2") ? .strict : .lax)
-        env.fileSystem = InMemoryFileSystem(c.templates)
-        let actual: Result<String, LiquidError>
+        run(c) { c in
+            var env = base.with(errorMode: c.isStrict ? .strict : .lax)
+            env.fileSystem = InMemoryFileSystem(c.templates)
+            return .text(try env.parse(c.template).render(c.data, options: options))
+        }
+    }
+
+    /// Runs one case with a dialect's own `render`, which returns the output or throws.
+    public static func run(_ c: Case, render: (Case) throws -> Output) -> Outcome {
+        let actual: Result<Output, LiquidError>
         do {
-            let template = try env.parse(c.template)
-            actual = .success(try template.render(c.data, options: options))
+            actual = .success(try render(c))
         } catch let e as LiquidError {
             actual = .failure(e)
         } catch {
@@ -67,7 +89,8 @@ public struct ConformanceSuite: Sendable {
         }
         let passed: Bool
         switch actual {
-        case .success(let text): passed = !c.invalid && c.results.contains(text)
+        case .success(.text(let text)): passed = !c.invalid && !c.aborted && c.results.contains(text)
+        case .success(.aborted(let reason)): passed = c.aborted && reason == c.abortReason
         case .failure: passed = c.invalid
         }
         return Outcome(testCase: c, actual: actual, passed: passed)

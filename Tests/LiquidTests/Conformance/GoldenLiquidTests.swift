@@ -27,12 +27,12 @@ struct FixtureSuite {
         }
     }
 
-    func check(_ name: String) {
+    func check(_ name: String, runner: (ConformanceSuite.Case) -> ConformanceSuite.Outcome = { ConformanceSuite.run($0) }) {
         guard let suite, let c = suite.cases.first(where: { $0.name == name }), skips[name] == nil else { return }
-        let outcome = ConformanceSuite.run(c)
+        let outcome = runner(c)
         switch outcome.actual {
-        case .success(let text):
-            #expect(outcome.passed, "template \(c.template.debugDescription): expected \(c.invalid ? "an error" : c.results.debugDescription), got \(text.debugDescription)")
+        case .success(let output):
+            #expect(outcome.passed, "template \(c.template.debugDescription): expected \(c.invalid ? "an error" : c.aborted ? "aborted(\(c.abortReason ?? "nil"))" : c.results.debugDescription), got \(output)")
         case .failure(let error):
             #expect(outcome.passed, "template \(c.template.debugDescription): expected \(c.results.debugDescription), got error \(error)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Liquid
+import LiquidTestSupport
 import Testing
 
 @Suite struct MathFilterTests {

@@ -1,4 +1,5 @@
 import Liquid
+import LiquidTestSupport
 import Testing
 
 /// After Shopify's `for_tag_test.rb`.

@@ -1,4 +1,5 @@
 import Liquid
+import LiquidTestSupport
 import Testing
 
 /// After `if_else_tag_test.rb`, `unless_else_tag_test.rb` and `case_tag_test.rb`.

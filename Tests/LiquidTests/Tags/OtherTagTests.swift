@@ -1,4 +1,5 @@
 import Liquid
+import LiquidTestSupport
 import Testing
 
 @Suite struct AssignCaptureTests {

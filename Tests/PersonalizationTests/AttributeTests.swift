@@ -1,0 +1,81 @@
+import Foundation
+import Liquid
+import LiquidTestSupport
+import Personalization
+import Testing
+
+@Suite struct RenderContextDocumentTests {
+    @Test func keepsUnknownKeysAndReadsNow() throws {
+        let doc = try document(#"{"profile": {"external_id": "u1", "extra_export_field": {"x": 1}}, "now": "\#(fixedNow)", "custom_top": 5}"#)
+        #expect(doc.externalID == "u1")
+        #expect(doc.now == parseISO8601(fixedNow))
+        #expect(try brazeRender("{{ profile.extra_export_field.x }}{{ custom_top }}", doc) == .rendered("15"))
+    }
+
+    @Test func badDocumentsAreClearErrors() {
+        #expect(throws: PersonalizationError.invalidDocument("2:2: unexpected text after the JSON value")) { try document("{\n}x") == nil }
+        #expect(throws: PersonalizationError.self) { try document(#"{"profile": 3}"#) }
+        #expect(throws: PersonalizationError.self) { try document(#"{"now": "yesterday"}"#) }
+        #expect(throws: PersonalizationError.self) { try document(#"[1]"#) }
+    }
+
+    @Test func withoutNowTheClockIsUsed() throws {
+        let doc = try document("{}")
+        let year = Calendar(identifier: .gregorian).component(.year, from: Date())
+        #expect(try brazeRender("{{ 'now' | date: '%Y' }}", doc) == .rendered(String(year)))
+    }
+}
+
+@Suite struct AttributeSyntaxTests {
+    @Test func attributesAreAnErrorInStandardLiquid() {
+        let error = liquidError { try LiquidEnvironment().parse("{% if ${first_name} %}{% endif %}") }
+        #expect(error != nil)
+    }
+
+    @Test func errorsInsideFieldsHavePositions() throws {
+        let source = MarkedText("Hi {{${first_name}}}\n{{ x | 1️⃣divided_by: 0 }}")
+        let env = BrazeDialect().environment()
+        let error = liquidError { try env.parse(source.text, name: "body").renderMessage(try document("{}")) }
+        #expect(error?.reason == .zeroDivision)
+        #expect(error?.location == source.location)
+        #expect(error?.templateName == "body")
+    }
+
+    @Test func fieldsRenderSeparately() throws {
+        let message = try MessageTemplate(fields: [
+            (name: "title", source: "{% assign x = 'from title' %}{{ x }}"),
+            (name: "body", source: "[{{ x }}]{{${first_name}}}"),
+        ], environment: BrazeDialect().environment())
+        let result = try message.render(try document(#"{"profile": {"first_name": "Bo"}}"#))
+        #expect(result == .rendered([.init(name: "title", text: "from title"), .init(name: "body", text: "[]Bo")]))
+    }
+
+    @Test func anAbortInAnyFieldAbortsTheMessage() throws {
+        let message = try MessageTemplate(fields: [
+            (name: "title", source: "ok"),
+            (name: "kv", source: "{% if ${first_name} == blank %}{% abort_message('no name') %}{% endif %}"),
+        ], environment: BrazeDialect().environment())
+        #expect(try message.render(try document("{}")) == .aborted(field: "kv", reason: "no name"))
+    }
+
+    @Test func unknownTimeZoneWarns() throws {
+        let env = BrazeDialect().environment()
+        let template = try env.parse("{{ 'now' | time_zone: 'Nowhere/Else' | date: '%H' }}")
+        let context = template.makeContext(try document(#"{"now": "\#(fixedNow)"}"#).value, options: try document(#"{"now": "\#(fixedNow)"}"#).renderOptions())
+        try template.render(into: context)
+        #expect(context.output == "10")
+        #expect(context.warnings == ["time_zone: unknown time zone 'Nowhere/Else', using UTC"])
+    }
+
+    @Test func contentBlocksFromADirectory() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("blocks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "Bye {{${first_name}}}".write(to: dir.appendingPathComponent("footer.liquid"), atomically: true, encoding: .utf8)
+        let dialect = BrazeDialect(contentBlocks: DirectoryContentBlocks(directory: dir))
+        #expect(try brazeRender("{{content_blocks.${footer}}}", try document(#"{"profile": {"first_name": "Al"}}"#), dialect: dialect) == .rendered("Bye Al"))
+        let error = liquidError { try brazeRender("x\n{{content_blocks.${missing}}}", try document("{}"), dialect: dialect) }
+        #expect(error?.reason == .custom("content block 'missing' not found"))
+        #expect(error?.location == SourceLocation(line: 2, column: 1))
+    }
+}
