@@ -12,11 +12,13 @@ let package = Package(
     products: [
         .library(name: "Liquid", targets: ["Liquid"]),
         .library(name: "Personalization", targets: ["Personalization"]),
+        .library(name: "PushPayload", targets: ["PushPayload"]),
         .executable(name: "pushliquid", targets: ["pushliquid"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .target(name: "Liquid", swiftSettings: swiftSettings),
@@ -32,17 +34,29 @@ let package = Package(
             pkgConfig: "libpcre2-8",
             providers: [.apt(["libpcre2-dev"]), .brew(["pcre2"])]
         ),
+        // Campaign files to per-recipient APNs/FCM payloads; batch rendering.
+        .target(
+            name: "PushPayload",
+            dependencies: ["Liquid", "Personalization", .product(name: "Yams", package: "Yams")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "pushliquid",
             dependencies: [
                 "Liquid",
                 "Personalization",
+                "PushPayload",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
         // Test helpers (markers, fixtures); not a product.
         .target(name: "LiquidTestSupport", dependencies: ["Liquid"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushPayloadTests",
+            dependencies: ["PushPayload", "Personalization", "Liquid", "LiquidTestSupport", "pushliquid"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "PersonalizationTests",
             dependencies: ["Personalization", "Liquid", "LiquidTestSupport", "pushliquid"],

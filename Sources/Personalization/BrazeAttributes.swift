@@ -1,3 +1,4 @@
+import Foundation
 import Liquid
 
 /// Braze's `${...}` attribute syntax over a ``RenderContextDocument``.
@@ -19,10 +20,15 @@ public struct BrazeAttributeSyntax: LiquidAttributeSyntax {
     ]
 
     let contentBlocks: ContentBlockStore?
+    let recorder: AttributeRecorder?
 
-    init(contentBlocks: ContentBlockStore?) { self.contentBlocks = contentBlocks }
+    init(contentBlocks: ContentBlockStore?, recorder: AttributeRecorder? = nil) {
+        self.contentBlocks = contentBlocks
+        self.recorder = recorder
+    }
 
     public func expression(namespace: String?, name: String) throws -> LiquidExpression {
+        recorder?.record(AttributeReference(namespace: namespace, name: name))
         func path(_ root: String, _ keys: [String], _ text: String) -> LiquidExpression {
             .variable(VariablePath(root: .name(root), lookups: keys.map { .key($0) }, text: text))
         }
@@ -41,5 +47,57 @@ public struct BrazeAttributeSyntax: LiquidAttributeSyntax {
         default:
             return path("profile", [namespace, name], text)
         }
+    }
+}
+
+/// A `${...}` reference a template makes: `${first_name}` (no namespace) or
+/// `custom_attribute.${points}`.
+public struct AttributeReference: Sendable, Hashable, CustomStringConvertible, Comparable {
+    /// `custom_attribute`, `api_trigger_properties`... or `nil` for a standard attribute.
+    public var namespace: String?
+    /// The attribute's name.
+    public var name: String
+
+    /// A reference.
+    public init(namespace: String?, name: String) {
+        self.namespace = namespace
+        self.name = name
+    }
+
+    public var description: String { namespace.map { "\($0).${\(name)}" } ?? "${\(name)}" }
+
+    public static func < (a: AttributeReference, b: AttributeReference) -> Bool { a.description < b.description }
+
+    /// Where this attribute lives in a Braze user export, when it is a profile attribute
+    /// (`["custom_attributes", "points"]`); `nil` for send-time namespaces and content blocks.
+    public var profilePath: [String]? {
+        switch namespace {
+        case nil: return [BrazeAttributeSyntax.standardAttributes[name] ?? name]
+        case "custom_attribute"?, "custom_attributes"?: return ["custom_attributes", name]
+        case let ns? where RenderContextDocument.namespaces.contains(ns) || ns == "content_blocks": return nil
+        case let ns?: return [ns, name]
+        }
+    }
+}
+
+/// Collects the attributes templates read while they are parsed (for `pushliquid check`).
+public final class AttributeRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [AttributeReference] = []
+
+    /// An empty recorder.
+    public init() {}
+
+    func record(_ reference: AttributeReference) {
+        lock.lock()
+        defer { lock.unlock() }
+        if !seen.contains(reference) { seen.append(reference) }
+    }
+
+    /// The references recorded, in first-seen order; `reset` empties the list.
+    public func take() -> [AttributeReference] {
+        lock.lock()
+        defer { lock.unlock(); seen = [] }
+        return seen
     }
 }

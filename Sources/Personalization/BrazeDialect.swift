@@ -27,9 +27,11 @@ public struct BrazeDialect: Sendable {
     public static var filterNames: [String] { BrazeFilters.all.map(\.name) }
 
     /// An environment with standard Liquid plus Braze's syntax, tags and filters.
-    public func environment(errorMode: LiquidErrorMode = .lax, limits: LiquidLimits = LiquidLimits()) -> LiquidEnvironment {
+    ///
+    /// With a `recorder`, every `${...}` attribute parsed is recorded (see ``AttributeRecorder``).
+    public func environment(errorMode: LiquidErrorMode = .lax, limits: LiquidLimits = LiquidLimits(), recorder: AttributeRecorder? = nil) -> LiquidEnvironment {
         var env = LiquidEnvironment(errorMode: errorMode, limits: limits)
-        env.attributeSyntax = BrazeAttributeSyntax(contentBlocks: contentBlocks.map { ContentBlockStore(source: $0) })
+        env.attributeSyntax = BrazeAttributeSyntax(contentBlocks: contentBlocks.map { ContentBlockStore(source: $0) }, recorder: recorder)
         env.register(AbortMessageTag())
         env.register(ConnectedContentTag(configuration: connectedContent))
         for filter in BrazeFilters.all { env.register(filter) }

@@ -32,7 +32,7 @@ extension PushLiquidCommand {
             do {
                 suite = try ConformanceSuite(json: try readText(file))
             } catch let error as JSONValueParser.SyntaxError {
-                throw ValidationError("\(file):\(error)")
+                throw ToolError(message: "\(file):\(error)")
             }
             let outcomes = dialect == .braze ? suite.cases.map { ConformanceSuite.runBraze($0) } : suite.run()
             var failed = 0

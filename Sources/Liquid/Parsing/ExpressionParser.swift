@@ -6,6 +6,8 @@ public struct MarkupStream {
     var tokens: [(MarkupToken, Int)]
     var position = 0
     var depth = 0
+    /// Filter names used in this markup that the environment does not have.
+    var unknownFilters: [String] = []
     let environment: LiquidEnvironment
     let lax: Bool
     let markupText: Substring
@@ -207,6 +209,7 @@ public struct MarkupStream {
                 throw unexpected("a filter name")
             }
             var call = FilterCall(name: name, filter: environment.filters[name], arguments: [], keywordArguments: [], offset: at)
+            if call.filter == nil { unknownFilters.append(name) }
             if current == .colon {
                 advance()
                 repeat {

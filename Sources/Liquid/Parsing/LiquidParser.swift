@@ -14,6 +14,8 @@ public final class LiquidParser {
     public private(set) var inLiquidTag = false
     /// Warnings collected in ``LiquidErrorMode/warn`` mode.
     public internal(set) var warnings: [LiquidError] = []
+    /// Names of filters the template uses that the environment does not have.
+    public internal(set) var unknownFilters: [String] = []
 
     init(source: String, environment: LiquidEnvironment, name: String?) throws {
         self.environment = environment
@@ -115,16 +117,19 @@ public final class LiquidParser {
             var stream = try MarkupStream(markup: markup, offset: offset, environment: environment, lax: false)
             let result = try body(&stream)
             try stream.expectEnd()
+            unknownFilters += stream.unknownFilters
             return result
         case .lax, .warn:
             do {
                 var stream = try MarkupStream(markup: markup, offset: offset, environment: environment, lax: false)
                 let result = try body(&stream)
                 try stream.expectEnd()
+                unknownFilters += stream.unknownFilters
                 return result
             } catch let strictError as LiquidError {
                 var stream = try MarkupStream(markup: markup, offset: offset, environment: environment, lax: true)
                 let result = try body(&stream)
+                unknownFilters += stream.unknownFilters
                 if environment.errorMode == .warn {
                     var warning = strictError
                     warning.locate(in: source, name: name)

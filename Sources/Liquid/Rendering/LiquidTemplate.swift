@@ -10,6 +10,9 @@ public struct LiquidTemplate: Sendable {
     public let environment: LiquidEnvironment
     /// Warnings from parsing in ``LiquidErrorMode/warn`` mode.
     public let warnings: [LiquidError]
+    /// Filters the template uses that its environment does not have (they pass their input
+    /// through unless ``RenderOptions/strictFilters`` is set).
+    public var unknownFilters: [String] = []
 
     /// The top-level nodes.
     public var body: Body { root }

@@ -173,6 +173,40 @@ extension LiquidValue {
         return out
     }
 
+    /// Serializes as indented JSON (two spaces, keys in order, a newline at the end of
+    /// nothing): stable, for golden files.
+    public var prettyJSONString: String {
+        var out = ""
+        writePrettyJSON(to: &out, indent: 0)
+        return out
+    }
+
+    func writePrettyJSON(to out: inout String, indent: Int) {
+        let pad = String(repeating: "  ", count: indent + 1), closePad = String(repeating: "  ", count: indent)
+        switch self {
+        case .array(let a) where !a.isEmpty:
+            out += "[\n"
+            for (n, e) in a.enumerated() {
+                out += pad
+                e.writePrettyJSON(to: &out, indent: indent + 1)
+                out += n < a.count - 1 ? ",\n" : "\n"
+            }
+            out += closePad + "]"
+        case .object(let o) where !o.isEmpty:
+            out += "{\n"
+            for (n, pair) in o.enumerated() {
+                out += pad
+                writeJSONString(pair.key, to: &out)
+                out += ": "
+                pair.value.writePrettyJSON(to: &out, indent: indent + 1)
+                out += n < o.count - 1 ? ",\n" : "\n"
+            }
+            out += closePad + "}"
+        case .drop(let d): d.drop.liquidSelf.writePrettyJSON(to: &out, indent: indent)
+        default: writeJSON(to: &out)
+        }
+    }
+
     func writeJSON(to out: inout String) {
         switch self {
         case .nil: out += "null"

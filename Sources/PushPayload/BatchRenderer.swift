@@ -1,0 +1,113 @@
+import Foundation
+import Liquid
+import Personalization
+
+/// Renders a campaign for a stream of recipients: NDJSON render context documents in, one
+/// JSON result a line out, in input order. Lines are rendered in chunks on every core; memory
+/// stays bounded by the chunk size, whatever the input's length. A malformed line gives a
+/// `failed` line and the batch goes on.
+public struct BatchRenderer: Sendable {
+    /// The compiled campaign.
+    public let campaign: CompiledCampaign
+    /// The platform.
+    public let platform: Platform
+    /// Lines rendered together (the memory bound).
+    public var chunkSize: Int
+
+    /// A renderer for `campaign` on `platform`.
+    public init(campaign: CompiledCampaign, platform: Platform, chunkSize: Int = 4096) {
+        self.campaign = campaign
+        self.platform = platform
+        self.chunkSize = max(1, chunkSize)
+    }
+
+    /// Counts of one batch.
+    public struct Summary: Sendable, Equatable {
+        public var rendered = 0
+        public var aborted = 0
+        public var failed = 0
+        public var lines: Int { rendered + aborted + failed }
+        /// Counts.
+        public init(rendered: Int = 0, aborted: Int = 0, failed: Int = 0) {
+            self.rendered = rendered
+            self.aborted = aborted
+            self.failed = failed
+        }
+    }
+
+    /// Renders one NDJSON line (1-based `number`) into its result line.
+    public func renderLine(_ line: Substring, number: Int) -> (text: String, status: String) {
+        var out = LiquidObject()
+        out["line"] = .int(number)
+        let document: RenderContextDocument
+        do {
+            document = try RenderContextDocument(json: String(line))
+        } catch {
+            out["external_id"] = .nil
+            out["status"] = "failed"
+            out["error"] = .string("line \(number): \(error)")
+            return (LiquidValue.object(out).jsonString, "failed")
+        }
+        out["external_id"] = document.externalID.map { .string($0) } ?? .nil
+        let status: String
+        switch campaign.render(document, platform: platform) {
+        case .rendered(let payload):
+            status = "rendered"
+            out["status"] = "rendered"
+            out["payload"] = payload.json
+        case .aborted(let reason, _):
+            status = "aborted"
+            out["status"] = "aborted"
+            out["reason"] = reason.map { .string($0) } ?? .nil
+        case .failed(let error):
+            status = "failed"
+            out["status"] = "failed"
+            out["error"] = .string(error.description)
+        }
+        return (LiquidValue.object(out).jsonString, status)
+    }
+
+    /// Reads lines with `nextLine` until it returns `nil`, and writes each chunk's results
+    /// (newline-terminated) with `write`; `progress` is called after each chunk.
+    public func run(nextLine: () -> String?, write: (String) -> Void, progress: (Summary) -> Void = { _ in }) -> Summary {
+        var summary = Summary()
+        var number = 0
+        var chunk: [String] = []
+        chunk.reserveCapacity(chunkSize)
+        func flush() {
+            guard !chunk.isEmpty else { return }
+            let base = number - chunk.count
+            let lines = chunk
+            let results = UnsafeMutableBufferPointer<(text: String, status: String)>.allocate(capacity: lines.count)
+            results.initialize(repeating: ("", ""))
+            defer { results.deinitialize(); results.deallocate() }
+            let renderer = self
+            // Each iteration writes only its own slot.
+            nonisolated(unsafe) let slots = results
+            DispatchQueue.concurrentPerform(iterations: lines.count) { i in
+                slots[i] = renderer.renderLine(Substring(lines[i]), number: base + i + 1)
+            }
+            var text = ""
+            for r in results {
+                text += r.text
+                text += "\n"
+                switch r.status {
+                case "rendered": summary.rendered += 1
+                case "aborted": summary.aborted += 1
+                default: summary.failed += 1
+                }
+            }
+            write(text)
+            chunk.removeAll(keepingCapacity: true)
+            progress(summary)
+        }
+        while let line = nextLine() {
+            if line.isEmpty { continue }
+            number += 1
+            chunk.append(line)
+            if chunk.count >= chunkSize { flush() }
+        }
+        flush()
+        return summary
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Liquid
+
+/// A push campaign as written in `Templates/<name>.yml`: the Liquid fields of the message and
+/// the platform options.
+public struct Campaign: Sendable {
+    /// `name:` (required).
+    public var name: String
+    /// The file it was read from, for error messages.
+    public var file: String
+    /// `title:` (required, Liquid).
+    public var title: CampaignField
+    /// `subtitle:` (iOS only, Liquid).
+    public var subtitle: CampaignField?
+    /// `body:` (required, Liquid).
+    public var body: CampaignField
+    /// `key_value_pairs:` in order, each value Liquid.
+    public var keyValuePairs: [CampaignField]
+    /// `campaign:` (`api_id`, `message_name`...), also the `campaign.${...}` namespace.
+    public var campaignInfo: LiquidObject
+    /// `ios:` options.
+    public var ios: IOSOptions
+    /// `android:` options.
+    public var android: AndroidOptions
+    /// `content_view:` the notification content extension that shows it.
+    public var contentView: ContentViewKind?
+    /// `preview:` send-time data for previews and golden files.
+    public var preview: PreviewData
+
+    /// The campaign's `api_id`, when set.
+    public var apiID: String? { campaignInfo["api_id"]?.stringValue }
+}
+
+/// One Liquid field of a campaign and where its text is in the campaign file.
+public struct CampaignField: Sendable {
+    /// `title`, `body`, `key_value_pairs.next_session_name`, `ios.badge`...
+    public var name: String
+    /// The key for key-value pairs (`next_session_name`); the name otherwise.
+    public var key: String
+    /// The Liquid source.
+    public var source: String
+    /// Where the value starts in the file (1-based; columns in Unicode scalars).
+    public var line: Int
+    public var column: Int
+    /// How the YAML scalar was written, to map positions inside it to the file.
+    public var style: ScalarStyle
+
+    /// YAML scalar styles.
+    public enum ScalarStyle: Sendable {
+        case plain, singleQuoted, doubleQuoted, literal, folded
+    }
+
+    /// Maps a position inside the field's Liquid source to the campaign file. Exact for
+    /// plain and quoted scalars on one line and for block scalars; approximate for folded
+    /// multi-line plain scalars.
+    public func fileLocation(of inner: SourceLocation, fileText: String?) -> SourceLocation {
+        switch style {
+        case .plain, .singleQuoted, .doubleQuoted:
+            let quote = style == .plain ? 0 : 1
+            if inner.line == 1 { return SourceLocation(line: line, column: column + quote + inner.column - 1) }
+            return SourceLocation(line: line + inner.line - 1, column: inner.column)
+        case .literal, .folded:
+            // Content starts on the next line, indented.
+            let contentLine = line + inner.line
+            var indent = 0
+            if let fileText {
+                let lines = fileText.split(separator: "\n", omittingEmptySubsequences: false)
+                if contentLine - 1 < lines.count {
+                    indent = lines[contentLine - 1].prefix(while: { $0 == " " }).count
+                }
+            }
+            return SourceLocation(line: contentLine, column: indent + inner.column)
+        }
+    }
+}
+
+/// The content extensions of the seed guide.
+public enum ContentViewKind: String, Sendable, CaseIterable {
+    case progress, capture
+    case matchGame = "match_game"
+}
+
+/// `interruption_level:` values.
+public enum InterruptionLevel: String, Sendable, CaseIterable {
+    case passive, active
+    case timeSensitive = "time-sensitive"
+    case critical
+}
+
+/// `ios:` options.
+public struct IOSOptions: Sendable {
+    public var category: String?
+    public var sound: String?
+    /// Liquid; must render to an integer.
+    public var badge: CampaignField?
+    public var threadID: String?
+    public var interruptionLevel: InterruptionLevel?
+    public var mutableContent = false
+    public var contentAvailable = false
+    /// Liquid.
+    public var imageURL: CampaignField?
+    /// Liquid.
+    public var deepLink: CampaignField?
+}
+
+/// `android:` options.
+public struct AndroidOptions: Sendable {
+    public var channelID: String?
+    /// -2 to 2.
+    public var priority: Int?
+    /// Liquid.
+    public var imageURL: CampaignField?
+    /// Liquid.
+    public var deepLink: CampaignField?
+    /// Liquid.
+    public var summaryText: CampaignField?
+}
+
+/// `preview:` example send-time data, used by `preview`, `render` and golden files when no
+/// context is given: `api_trigger_properties`, `canvas_entry_properties`, `event_properties`,
+/// `context`, and `now`.
+public struct PreviewData: Sendable {
+    public var properties: [String: LiquidValue] = [:]
+    public var now: Date?
+}
+
+/// A campaign file problem, with its position.
+public struct CampaignError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file.
+    public var file: String
+    /// 1-based line and column, when known.
+    public var location: SourceLocation?
+    /// What is wrong.
+    public var message: String
+
+    public init(file: String, location: SourceLocation?, message: String) {
+        self.file = file
+        self.location = location
+        self.message = message
+    }
+
+    public var description: String {
+        "\(file)\(location.map { ":\($0.line):\($0.column)" } ?? ""): error: \(message)"
+    }
+}

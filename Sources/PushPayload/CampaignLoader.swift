@@ -1,0 +1,218 @@
+import Foundation
+import Liquid
+import Yams
+
+extension Campaign {
+    /// Reads a campaign file (YAML; JSON is YAML too). Unknown keys, missing required keys
+    /// and wrong types are ``CampaignError``s with line and column.
+    public init(contentsOf url: URL) throws {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw CampaignError(file: url.path, location: nil, message: "cannot read the campaign file")
+        }
+        try self.init(yaml: String(decoding: data, as: UTF8.self), file: url.path)
+    }
+
+    /// Reads a campaign from YAML text; `file` names it in errors.
+    public init(yaml: String, file: String) throws {
+        var reader = CampaignReader(file: file)
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: yaml) else {
+                throw CampaignError(file: file, location: nil, message: "the campaign file is empty")
+            }
+            root = node
+        } catch let error as YamlError {
+            throw reader.yamlError(error)
+        }
+        self = try reader.campaign(root)
+    }
+}
+
+struct CampaignReader {
+    let file: String
+
+    func error(_ node: Node?, _ message: String) -> CampaignError {
+        CampaignError(file: file, location: node?.mark.map { SourceLocation(line: $0.line, column: $0.column) }, message: message)
+    }
+
+    func yamlError(_ error: YamlError) -> CampaignError {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
+            return CampaignError(file: file, location: SourceLocation(line: mark.line, column: mark.column), message: "invalid YAML: \(problem)")
+        default:
+            return CampaignError(file: file, location: nil, message: "invalid YAML: \(error)")
+        }
+    }
+
+    /// The pairs of a mapping, with keys checked against `allowed` (nil: any) and duplicates refused.
+    func mapping(_ node: Node, _ what: String, allowed: [String]?) throws -> [(key: String, keyNode: Node, value: Node)] {
+        guard case .mapping(let m) = node else { throw error(node, "\(what) must be a mapping") }
+        var out: [(String, Node, Node)] = []
+        var seen = Set<String>()
+        for (k, v) in m {
+            guard case .scalar(let ks) = k else { throw error(k, "\(what) keys must be strings") }
+            let key = ks.string
+            if let allowed, !allowed.contains(key) {
+                throw error(k, "unknown key '\(key)' in \(what); expected one of: \(allowed.joined(separator: ", "))")
+            }
+            if !seen.insert(key).inserted { throw error(k, "duplicate key '\(key)' in \(what)") }
+            out.append((key, k, v))
+        }
+        return out
+    }
+
+    func scalar(_ node: Node, _ what: String) throws -> Node.Scalar {
+        guard case .scalar(let s) = node else { throw error(node, "\(what) must be a single value, not a list or mapping") }
+        return s
+    }
+
+    func string(_ node: Node, _ what: String) throws -> String {
+        let s = try scalar(node, what)
+        if s.tag.description.contains("null") || (s.style == .plain && ["~", "null", "Null", "NULL", ""].contains(s.string)) {
+            throw error(node, "\(what) must be a string, got null")
+        }
+        return s.string
+    }
+
+    func bool(_ node: Node, _ what: String) throws -> Bool {
+        let s = try scalar(node, what)
+        guard s.style == .plain, let b = Bool.construct(from: s) else { throw error(node, "\(what) must be true or false, got '\(s.string)'") }
+        return b
+    }
+
+    func int(_ node: Node, _ what: String) throws -> Int {
+        let s = try scalar(node, what)
+        guard s.style == .plain, let i = Int.construct(from: s) else { throw error(node, "\(what) must be an integer, got '\(s.string)'") }
+        return i
+    }
+
+    func field(_ node: Node, name: String, key: String) throws -> CampaignField {
+        let s = try scalar(node, name)
+        let style: CampaignField.ScalarStyle
+        switch s.style {
+        case .singleQuoted: style = .singleQuoted
+        case .doubleQuoted: style = .doubleQuoted
+        case .literal: style = .literal
+        case .folded: style = .folded
+        default: style = .plain
+        }
+        if s.style == .plain && ["~", "null", "Null", "NULL"].contains(s.string) {
+            throw error(node, "\(name) must be a Liquid string, got null")
+        }
+        return CampaignField(name: name, key: key, source: s.string, line: s.mark?.line ?? 1, column: s.mark?.column ?? 1, style: style)
+    }
+
+    /// A YAML value as a Liquid value (mappings keep their order).
+    func value(_ node: Node) throws -> LiquidValue {
+        switch node {
+        case .scalar(let s):
+            if s.style != .plain { return .string(s.string) }
+            if ["~", "null", "Null", "NULL", ""].contains(s.string) { return .nil }
+            if let b = Bool.construct(from: s) { return .bool(b) }
+            if let i = Int.construct(from: s) { return .int(i) }
+            if let d = Double.construct(from: s), s.string.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) { return .double(d) }
+            return .string(s.string)
+        case .sequence(let seq): return .array(try seq.map(value))
+        case .mapping:
+            var o = LiquidObject()
+            for (k, _, v) in try mapping(node, "a mapping", allowed: nil) { o[k] = try value(v) }
+            return .object(o)
+        case .alias: throw error(node, "YAML aliases are not supported in campaign files")
+        }
+    }
+
+    static let topKeys = ["name", "title", "subtitle", "body", "key_value_pairs", "campaign", "ios", "android", "content_view", "preview"]
+    static let iosKeys = ["category", "sound", "badge", "thread_id", "interruption_level", "mutable_content", "content_available", "image_url", "deep_link"]
+    static let androidKeys = ["channel_id", "priority", "image_url", "deep_link", "summary_text"]
+    static let previewKeys = ["api_trigger_properties", "canvas_entry_properties", "event_properties", "context", "now"]
+    static let reservedKeys = ["aps", "ab", "ab_uri"]
+
+    func campaign(_ root: Node) throws -> Campaign {
+        var name: String?, title: CampaignField?, subtitle: CampaignField?, body: CampaignField?
+        var kvs: [CampaignField] = []
+        var info = LiquidObject()
+        var ios = IOSOptions(), android = AndroidOptions()
+        var contentView: ContentViewKind?
+        var preview = PreviewData()
+        for (key, _, v) in try mapping(root, "the campaign", allowed: Self.topKeys) {
+            switch key {
+            case "name": name = try string(v, "name")
+            case "title": title = try field(v, name: "title", key: "title")
+            case "subtitle": subtitle = try field(v, name: "subtitle", key: "subtitle")
+            case "body": body = try field(v, name: "body", key: "body")
+            case "key_value_pairs":
+                for (k, kNode, kv) in try mapping(v, "key_value_pairs", allowed: nil) {
+                    if Self.reservedKeys.contains(k) { throw error(kNode, "key-value pair '\(k)' is reserved by the payload format (aps, ab, ab_uri)") }
+                    kvs.append(try field(kv, name: "key_value_pairs.\(k)", key: k))
+                }
+            case "campaign":
+                for (k, _, cv) in try mapping(v, "campaign", allowed: nil) {
+                    let s = try scalar(cv, "campaign.\(k)")
+                    info[k] = .string(s.string)
+                }
+            case "ios":
+                for (k, _, o) in try mapping(v, "ios", allowed: Self.iosKeys) {
+                    switch k {
+                    case "category": ios.category = try string(o, "ios.category")
+                    case "sound": ios.sound = try string(o, "ios.sound")
+                    case "badge": ios.badge = try field(o, name: "ios.badge", key: "badge")
+                    case "thread_id": ios.threadID = try string(o, "ios.thread_id")
+                    case "interruption_level":
+                        let s = try string(o, "ios.interruption_level")
+                        guard let level = InterruptionLevel(rawValue: s) else {
+                            throw error(o, "ios.interruption_level must be one of passive, active, time-sensitive, critical; got '\(s)'")
+                        }
+                        ios.interruptionLevel = level
+                    case "mutable_content": ios.mutableContent = try bool(o, "ios.mutable_content")
+                    case "content_available": ios.contentAvailable = try bool(o, "ios.content_available")
+                    case "image_url": ios.imageURL = try field(o, name: "ios.image_url", key: "image_url")
+                    default: ios.deepLink = try field(o, name: "ios.deep_link", key: "deep_link")
+                    }
+                }
+            case "android":
+                for (k, _, o) in try mapping(v, "android", allowed: Self.androidKeys) {
+                    switch k {
+                    case "channel_id": android.channelID = try string(o, "android.channel_id")
+                    case "priority":
+                        let p = try int(o, "android.priority")
+                        guard (-2...2).contains(p) else { throw error(o, "android.priority must be between -2 and 2, got \(p)") }
+                        android.priority = p
+                    case "image_url": android.imageURL = try field(o, name: "android.image_url", key: "image_url")
+                    case "deep_link": android.deepLink = try field(o, name: "android.deep_link", key: "deep_link")
+                    default: android.summaryText = try field(o, name: "android.summary_text", key: "summary_text")
+                    }
+                }
+            case "content_view":
+                let s = try string(v, "content_view")
+                guard let kind = ContentViewKind(rawValue: s) else {
+                    throw error(v, "content_view must be one of progress, capture, match_game; got '\(s)'")
+                }
+                contentView = kind
+            default:  // preview
+                for (k, _, pv) in try mapping(v, "preview", allowed: Self.previewKeys) {
+                    if k == "now" {
+                        let s = try string(pv, "preview.now")
+                        guard let d = parseISO8601Date(s) else { throw error(pv, "preview.now must be an ISO 8601 time, got '\(s)'") }
+                        preview.now = d
+                    } else {
+                        let val = try value(pv)
+                        guard case .object = val else { throw error(pv, "preview.\(k) must be a mapping") }
+                        preview.properties[k] = val
+                    }
+                }
+            }
+        }
+        guard let name else { throw error(root, "the campaign needs a 'name'") }
+        guard let title else { throw error(root, "the campaign needs a 'title'") }
+        guard let body else { throw error(root, "the campaign needs a 'body'") }
+        return Campaign(name: name, file: file, title: title, subtitle: subtitle, body: body, keyValuePairs: kvs,
+                        campaignInfo: info, ios: ios, android: android, contentView: contentView, preview: preview)
+    }
+}
+
+func parseISO8601Date(_ text: String) -> Date? {
+    let f = ISO8601DateFormatter()
+    if let d = f.date(from: text) { return d }
+    f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return f.date(from: text)
+}

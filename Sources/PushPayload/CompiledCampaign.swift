@@ -1,0 +1,174 @@
+import Foundation
+import Liquid
+import Personalization
+
+/// A campaign with every Liquid field compiled once, ready to render per recipient from
+/// many threads.
+public struct CompiledCampaign: Sendable {
+    /// The campaign.
+    public let campaign: Campaign
+    let fields: [(field: CampaignField, template: LiquidTemplate)]
+    let fileText: String?
+
+    /// Compiles every field with `dialect`. A Liquid syntax error is a ``CampaignError`` at
+    /// its line and column in the campaign file.
+    public init(_ campaign: Campaign, dialect: BrazeDialect, fileText: String? = nil, errorMode: LiquidErrorMode = .lax, recorder: AttributeRecorder? = nil) throws {
+        self.campaign = campaign
+        self.fileText = fileText
+        let env = dialect.environment(errorMode: errorMode, recorder: recorder)
+        var compiled: [(CampaignField, LiquidTemplate)] = []
+        for field in Self.liquidFields(of: campaign) {
+            do {
+                compiled.append((field, try env.parse(field.source, name: field.name)))
+            } catch let error as LiquidError {
+                throw CampaignError(file: campaign.file, location: error.location.map { field.fileLocation(of: $0, fileText: fileText) },
+                                    message: "in \(field.name): \(error.message)")
+            }
+        }
+        self.fields = compiled
+    }
+
+    /// The compiled templates by field name (for `pushliquid check`).
+    public var templates: [(name: String, template: LiquidTemplate)] { fields.map { ($0.field.name, $0.template) } }
+
+    static func liquidFields(of c: Campaign) -> [CampaignField] {
+        var all = [c.title]
+        if let s = c.subtitle { all.append(s) }
+        all.append(c.body)
+        all += c.keyValuePairs
+        for f in [c.ios.badge, c.ios.imageURL, c.ios.deepLink, c.android.imageURL, c.android.deepLink, c.android.summaryText] {
+            if let f { all.append(f) }
+        }
+        return all
+    }
+
+    /// The render context document for `profile` with the campaign's preview data; the keys
+    /// of `overrides` (except its profile) replace the preview's.
+    public func previewDocument(profile: LiquidValue, overrides: RenderContextDocument? = nil, fallbackNow: Date? = nil) throws -> RenderContextDocument {
+        var doc = RenderContextDocument(profile: profile, properties: campaign.preview.properties, now: campaign.preview.now ?? fallbackNow)
+        if let overrides, case .object(let o) = overrides.value {
+            for (k, v) in o where k != "profile" && k != "now" { doc.set(k, v) }
+            if let now = overrides.now { doc.now = now }
+        }
+        return doc
+    }
+
+    /// Renders the payload for one recipient. Every field is its own render.
+    public func render(_ document: RenderContextDocument, platform: Platform) -> PayloadResult {
+        var doc = document
+        if case .object(let o) = doc.value, o["campaign"] == nil, !campaign.campaignInfo.isEmpty {
+            doc.set("campaign", .object(campaign.campaignInfo))
+        }
+        let options = doc.renderOptions()
+        var rendered: [String: String] = [:]
+        var renderedFields: [RenderedCampaignField] = []
+        for (field, template) in fields {
+            if platform == .android && (field.name == "subtitle" || field.name.hasPrefix("ios.")) { continue }
+            if platform == .ios && field.name.hasPrefix("android.") { continue }
+            do {
+                switch try template.renderMessage(doc, options: options) {
+                case .rendered(let text):
+                    rendered[field.name] = text
+                    renderedFields.append(RenderedCampaignField(name: field.name, key: field.key, text: text))
+                case .aborted(let reason):
+                    return .aborted(reason: reason, field: field.name)
+                }
+            } catch let error as LiquidError {
+                let location = error.location.map { field.fileLocation(of: $0, fileText: fileText) }
+                var message = error.message
+                if !error.trace.isEmpty { message += " (in \(error.trace.joined(separator: " > ")))" }
+                return .failed(.liquid(field: field.name, file: campaign.file, location: error.templateName == field.name ? location : nil, message: message))
+            } catch {
+                return .failed(.liquid(field: field.name, file: campaign.file, location: nil, message: "\(error)"))
+            }
+        }
+        do {
+            let payload = try build(platform: platform, rendered: rendered, fields: renderedFields)
+            let bytes = payload.byteCount
+            if bytes > platform.sizeLimit {
+                let largest = renderedFields.sorted { $0.text.utf8.count > $1.text.utf8.count }.prefix(3)
+                    .map { "\($0.name) (\($0.text.utf8.count) bytes)" }
+                return .failed(.payloadTooLarge(bytes: bytes, limit: platform.sizeLimit, largestFields: largest))
+            }
+            return .rendered(payload)
+        } catch let error as PayloadError {
+            return .failed(error)
+        } catch {
+            return .failed(.invalidContext("\(error)"))
+        }
+    }
+
+    func keyValue(_ field: RenderedCampaignField) throws -> LiquidValue {
+        guard field.text.hasPrefix("$json:") else { return .string(field.text) }
+        do { return try JSONValueParser.parse(String(field.text.dropFirst(6))) } catch let e as JSONValueParser.SyntaxError {
+            throw PayloadError.invalidJSONValue(field: field.name, message: "\(e.line):\(e.column): \(e.message)")
+        }
+    }
+
+    func build(platform: Platform, rendered: [String: String], fields: [RenderedCampaignField]) throws -> PushPayload {
+        let kvFields = fields.filter { $0.name.hasPrefix("key_value_pairs.") }
+        func nonEmpty(_ name: String) -> String? { rendered[name].flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 } }
+        switch platform {
+        case .ios:
+            var alert = LiquidObject()
+            alert["title"] = .string(rendered["title"] ?? "")
+            if let s = rendered["subtitle"], campaign.subtitle != nil { alert["subtitle"] = .string(s) }
+            alert["body"] = .string(rendered["body"] ?? "")
+            var aps = LiquidObject()
+            aps["alert"] = .object(alert)
+            let o = campaign.ios
+            if let c = o.category { aps["category"] = .string(c) }
+            if let s = o.sound { aps["sound"] = .string(s) }
+            if let badgeText = nonEmpty("ios.badge") {
+                guard let badge = Int(badgeText.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                    let f = o.badge!
+                    throw PayloadError.badgeNotInteger(rendered: badgeText, file: campaign.file, location: SourceLocation(line: f.line, column: f.column))
+                }
+                aps["badge"] = .int(badge)
+            }
+            if let t = o.threadID { aps["thread-id"] = .string(t) }
+            if let l = o.interruptionLevel { aps["interruption-level"] = .string(l.rawValue) }
+            let image = nonEmpty("ios.image_url")
+            if o.mutableContent || image != nil { aps["mutable-content"] = 1 }
+            if o.contentAvailable { aps["content-available"] = 1 }
+            var root = LiquidObject()
+            root["aps"] = .object(aps)
+            var ab = LiquidObject()
+            ab["c"] = campaign.apiID.map { .string($0) } ?? .nil
+            if let image { ab["att"] = ["url": .string(image), "type": .string(attachmentType(image))] }
+            root["ab"] = .object(ab)
+            if let link = nonEmpty("ios.deep_link") { root["ab_uri"] = .string(link) }
+            for f in kvFields { root[f.key] = try keyValue(f) }
+            return PushPayload(platform: .ios, json: .object(root), fields: fields)
+        case .android:
+            var extra = LiquidObject()
+            for f in kvFields { extra[f.key] = try keyValue(f) }
+            var root = LiquidObject()
+            root["_ab"] = "true"
+            root["t"] = .string(rendered["title"] ?? "")
+            root["a"] = .string(rendered["body"] ?? "")
+            root["extra"] = .string(LiquidValue.object(extra).jsonString)
+            let o = campaign.android
+            if let link = nonEmpty("android.deep_link") { root["uri"] = .string(link) }
+            if let id = campaign.apiID { root["cid"] = .string(id) }
+            if let ch = o.channelID { root["ab_nc"] = .string(ch) }
+            if let p = o.priority { root["p"] = .string(String(p)) }
+            if let img = nonEmpty("android.image_url") { root["ab_iu"] = .string(img) }
+            if let s = nonEmpty("android.summary_text") { root["s"] = .string(s) }
+            return PushPayload(platform: .android, json: .object(root), fields: fields)
+        }
+    }
+}
+
+/// The attachment type Braze sends for a rich-notification URL, from its extension
+/// (`jpg` when the URL has none it knows).
+public func attachmentType(_ url: String) -> String {
+    let path = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+    let ext = (path as NSString).pathExtension.lowercased()
+    switch ext {
+    case "jpeg", "jpg": return "jpg"
+    case "png", "gif", "mp4", "mp3", "m4a", "wav", "webp": return ext
+    case "mov", "m4v": return "mp4"
+    default: return "jpg"
+    }
+}

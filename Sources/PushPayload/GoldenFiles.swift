@@ -1,0 +1,129 @@
+import Foundation
+import Liquid
+import Personalization
+
+/// Golden payloads: every campaign in `Templates/` rendered for every profile in
+/// `Profiles/`, on both platforms, compared with `Tests/Golden/<campaign>/<profile>.json`.
+public struct GoldenFiles: Sendable {
+    /// `Templates/`.
+    public var templates: URL
+    /// `Profiles/`.
+    public var profiles: URL
+    /// `Tests/Golden/`.
+    public var golden: URL
+    /// The send time used when a campaign's preview sets none.
+    public static let defaultNow = parseISO8601("2026-11-22T10:00:00Z")!
+
+    /// Golden files for a repository layout.
+    public init(templates: URL, profiles: URL, golden: URL) {
+        self.templates = templates
+        self.profiles = profiles
+        self.golden = golden
+    }
+
+    /// The repository's own layout under `root`.
+    public init(root: URL) {
+        self.init(templates: root.appendingPathComponent("Templates"), profiles: root.appendingPathComponent("Profiles"),
+                  golden: root.appendingPathComponent("Tests/Golden"))
+    }
+
+    /// One golden file's expected and actual text.
+    public struct Entry: Sendable {
+        public var campaign: String
+        public var profile: String
+        public var path: URL
+        public var actual: String
+        public var expected: String?
+        public var matches: Bool { actual == expected }
+    }
+
+    /// Renders everything. Throws for unreadable campaigns or profiles.
+    public func entries() throws -> [Entry] {
+        let dialect = BrazeDialect(contentBlocks: DirectoryContentBlocks(directory: templates.appendingPathComponent("content_blocks")),
+                                   connectedContent: try Workspace.offlineConnectedContent(templates: templates))
+        var out: [Entry] = []
+        for campaignURL in try Workspace.campaignFiles(in: templates) {
+            let text = String(decoding: FileManager.default.contents(atPath: campaignURL.path) ?? Data(), as: UTF8.self)
+            let campaign = try Campaign(yaml: text, file: "Templates/" + campaignURL.lastPathComponent)
+            let compiled = try CompiledCampaign(campaign, dialect: dialect, fileText: text)
+            for (profileName, profile) in try Workspace.profiles(in: profiles) {
+                let document = try compiled.previewDocument(profile: profile, fallbackNow: Self.defaultNow)
+                var result = LiquidObject()
+                for platform in Platform.allCases {
+                    result[platform.rawValue] = compiled.render(document, platform: platform).json
+                }
+                let path = golden.appendingPathComponent(campaign.name).appendingPathComponent(profileName + ".json")
+                let expected = FileManager.default.contents(atPath: path.path).map { String(decoding: $0, as: UTF8.self) }
+                out.append(Entry(campaign: campaign.name, profile: profileName, path: path,
+                                 actual: LiquidValue.object(result).prettyJSONString + "\n", expected: expected))
+            }
+        }
+        return out
+    }
+
+    /// Golden files on disk that no campaign and profile produce any more.
+    public func staleFiles(_ entries: [Entry]) -> [URL] {
+        let wanted = Set(entries.map { $0.path.standardizedFileURL.path })
+        guard let e = FileManager.default.enumerator(at: golden, includingPropertiesForKeys: nil) else { return [] }
+        return e.compactMap { $0 as? URL }.filter { $0.pathExtension == "json" && !wanted.contains($0.standardizedFileURL.path) }
+    }
+
+    /// Writes every golden file anew and removes stale ones; returns how many changed.
+    @discardableResult
+    public func update() throws -> Int {
+        let all = try entries()
+        var changed = 0
+        for entry in all where !entry.matches {
+            try FileManager.default.createDirectory(at: entry.path.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try entry.actual.write(to: entry.path, atomically: true, encoding: .utf8)
+            changed += 1
+        }
+        for stale in staleFiles(all) {
+            try FileManager.default.removeItem(at: stale)
+            changed += 1
+        }
+        return changed
+    }
+}
+
+/// The repository's campaign and profile folders.
+public enum Workspace {
+    /// `*.yml`, `*.yaml` and `*.json` campaigns directly in `templates`, sorted.
+    public static func campaignFiles(in templates: URL) throws -> [URL] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: templates.path)
+        return names.filter { ["yml", "yaml", "json"].contains(($0 as NSString).pathExtension) && $0 != "connected_content.json" }
+            .sorted().map { templates.appendingPathComponent($0) }
+    }
+
+    /// Profiles (`*.json`, Braze user-export objects) by file name without extension, sorted.
+    public static func profiles(in folder: URL) throws -> [(String, LiquidValue)] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        return try names.map { name in
+            let url = folder.appendingPathComponent(name)
+            let text = String(decoding: FileManager.default.contents(atPath: url.path) ?? Data(), as: UTF8.self)
+            return ((name as NSString).deletingPathExtension, try profile(json: text, file: "Profiles/" + name))
+        }
+    }
+
+    /// Reads a profile (a Braze user-export object); errors name the file, line and column.
+    public static func profile(json: String, file: String) throws -> LiquidValue {
+        let value: LiquidValue
+        do { value = try JSONValueParser.parse(json) } catch let e as JSONValueParser.SyntaxError {
+            throw CampaignError(file: file, location: SourceLocation(line: e.line, column: e.column), message: "invalid JSON: \(e.message)")
+        }
+        guard case .object(let o) = value else {
+            throw CampaignError(file: file, location: SourceLocation(line: 1, column: 1), message: "a profile is a JSON object (a Braze user export)")
+        }
+        if let ca = o["custom_attributes"], !(ca.isNil) {
+            guard case .object = ca else { throw CampaignError(file: file, location: nil, message: "custom_attributes must be an object") }
+        }
+        return value
+    }
+
+    /// Offline Connected Content answers from `Templates/connected_content.json`, when present.
+    public static func offlineConnectedContent(templates: URL) throws -> ConnectedContentConfiguration? {
+        let url = templates.appendingPathComponent("connected_content.json")
+        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        return ConnectedContentConfiguration(client: try FixtureConnectedContentClient(json: String(decoding: data, as: UTF8.self)))
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Liquid
+
+/// The platforms a campaign renders for.
+public enum Platform: String, Sendable, CaseIterable {
+    case ios, android
+
+    /// Braze's payload size cap in bytes: 3,960 on iOS, 3,930 on Android.
+    public var sizeLimit: Int {
+        switch self {
+        case .ios: return 3960
+        case .android: return 3930
+        }
+    }
+}
+
+/// A rendered push payload: the exact JSON sent to APNs (iOS) or FCM (Android).
+public struct PushPayload: Sendable, Equatable {
+    /// The platform.
+    public let platform: Platform
+    /// The payload, keys in a stable order.
+    public let json: LiquidValue
+    /// The rendered message fields (title, subtitle, body, key-value pairs), for previews.
+    public let fields: [RenderedCampaignField]
+
+    /// The serialized payload (compact, deterministic).
+    public var serialized: String { json.jsonString }
+    /// Its size in bytes, as the platform counts it.
+    public var byteCount: Int { serialized.utf8.count }
+}
+
+/// A rendered field of a campaign.
+public struct RenderedCampaignField: Sendable, Equatable {
+    /// `title`, `body`, `key_value_pairs.x`, `ios.badge`...
+    public var name: String
+    /// The key (for key-value pairs) or the name.
+    public var key: String
+    /// The text.
+    public var text: String
+}
+
+/// What rendering a campaign for one recipient gives.
+public enum PayloadResult: Sendable {
+    /// The payload.
+    case rendered(PushPayload)
+    /// `abort_message` (in `field`) stopped the message.
+    case aborted(reason: String?, field: String)
+    /// It could not be rendered.
+    case failed(PayloadError)
+}
+
+/// Why a campaign could not be rendered for a recipient.
+public enum PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A Liquid error in a field, at a position in the campaign file.
+    case liquid(field: String, file: String, location: SourceLocation?, message: String)
+    /// `ios.badge` rendered to something that is not an integer.
+    case badgeNotInteger(rendered: String, file: String, location: SourceLocation?)
+    /// A `$json:` key-value pair whose JSON does not parse.
+    case invalidJSONValue(field: String, message: String)
+    /// The serialized payload is over the platform's cap; the largest fields are named.
+    case payloadTooLarge(bytes: Int, limit: Int, largestFields: [String])
+    /// The render context document was not valid.
+    case invalidContext(String)
+
+    public var description: String {
+        switch self {
+        case .liquid(let field, let file, let location, let message):
+            return "\(file)\(location.map { ":\($0.line):\($0.column)" } ?? ""): error: in \(field): \(message)"
+        case .badgeNotInteger(let rendered, let file, let location):
+            return "\(file)\(location.map { ":\($0.line):\($0.column)" } ?? ""): error: ios.badge must render to an integer, got '\(rendered)'"
+        case .invalidJSONValue(let field, let message):
+            return "error: \(field): invalid $json: value: \(message)"
+        case .payloadTooLarge(let bytes, let limit, let largest):
+            return "error: payload is \(bytes) bytes, over the \(limit)-byte limit; largest fields: \(largest.joined(separator: ", "))"
+        case .invalidContext(let message):
+            return "error: \(message)"
+        }
+    }
+}
+
+extension PayloadResult {
+    /// The result as JSON: `{"status": "rendered", "bytes": n, "payload": {...}}`,
+    /// `{"status": "aborted", "field": ..., "reason": ...}` or `{"status": "failed", "error": ...}`.
+    public var json: LiquidValue {
+        switch self {
+        case .rendered(let p): return ["status": "rendered", "bytes": .int(p.byteCount), "payload": p.json]
+        case .aborted(let reason, let field): return ["status": "aborted", "field": .string(field), "reason": reason.map { .string($0) } ?? .nil]
+        case .failed(let e): return ["status": "failed", "error": .string(e.description)]
+        }
+    }
+}

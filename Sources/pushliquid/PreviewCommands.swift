@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import Liquid
+import Personalization
+import PushPayload
+
+extension PushLiquidCommand {
+    struct Preview: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a campaign as a person sees it: title, subtitle, body, key-value pairs and the payload's size.",
+            discussion: "With no arguments it previews the bundled learning-progress example for Profiles/ana.json."
+        )
+
+        @OptionGroup var options: RecipientOptions
+
+        func run() throws {
+            let compiled = try options.compiledCampaign()
+            let document = try options.document(for: compiled)
+            let platform = options.platform.platform
+            let profileName = try options.profileValue().name
+            let result = compiled.render(document, platform: platform)
+            print(PreviewPrinter.render(campaign: compiled.campaign, profile: profileName, document: document, platform: platform, result: result))
+            switch result {
+            case .rendered: break
+            case .aborted: throw ExitCode(3)
+            case .failed: throw ExitCode(1)
+            }
+        }
+    }
+
+    struct Render: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Render a campaign's payload JSON for one recipient on standard output.",
+            discussion: "Exit codes: 0 rendered, 3 aborted (the reason on standard error), 1 template or data error, 2 usage error."
+        )
+
+        @OptionGroup var options: RecipientOptions
+
+        @Flag(name: .long, help: "Indent the JSON.")
+        var pretty = false
+
+        func run() throws {
+            let compiled = try options.compiledCampaign()
+            let document = try options.document(for: compiled)
+            switch compiled.render(document, platform: options.platform.platform) {
+            case .rendered(let payload):
+                print(pretty ? payload.json.prettyJSONString : payload.serialized)
+            case .aborted(let reason, let field):
+                printError("aborted in \(field): \(reason ?? "abort_message called")")
+                throw ExitCode(3)
+            case .failed(let error):
+                printError(error.description)
+                throw ExitCode(1)
+            }
+        }
+    }
+}
+
+/// Draws a notification preview in the terminal.
+enum PreviewPrinter {
+    static func render(campaign: Campaign, profile: String, document: RenderContextDocument, platform: Platform, result: PayloadResult) -> String {
+        var lines: [String] = []
+        let who = document.externalID.map { " (\($0))" } ?? ""
+        lines.append("\(campaign.name) · \(platform == .ios ? "iOS" : "Android") · profile \(profile)\(who)")
+        switch result {
+        case .aborted(let reason, let field):
+            lines.append("ABORTED in \(field): \(reason ?? "abort_message called") — this recipient gets no message.")
+        case .failed(let error):
+            lines.append("FAILED: \(error)")
+        case .rendered(let payload):
+            let fields = Dictionary(payload.fields.map { ($0.name, $0.text) }, uniquingKeysWith: { a, _ in a })
+            var card = [fields["title"] ?? ""]
+            if platform == .ios, let s = fields["subtitle"], !s.isEmpty { card.append(s) }
+            card.append(contentsOf: (fields["body"] ?? "").components(separatedBy: "\n"))
+            let width = min(60, max(30, card.map(\.count).max() ?? 0))
+            lines.append("┌" + String(repeating: "─", count: width + 2) + "┐")
+            for (i, text) in card.enumerated() {
+                for chunk in wrap(text, width) {
+                    lines.append("│ " + chunk + String(repeating: " ", count: max(0, width - chunk.count)) + " │" + (i == 0 && chunk == wrap(text, width).first ? "  title" : ""))
+                }
+            }
+            lines.append("└" + String(repeating: "─", count: width + 2) + "┘")
+            let kvs = payload.fields.filter { $0.name.hasPrefix("key_value_pairs.") }
+            if !kvs.isEmpty {
+                lines.append("Key-value pairs:")
+                let keyWidth = kvs.map(\.key.count).max() ?? 0
+                for kv in kvs { lines.append("  " + kv.key + String(repeating: " ", count: keyWidth - kv.key.count) + "  " + kv.text) }
+            }
+            let limit = platform.sizeLimit
+            lines.append("Payload: \(payload.byteCount) of \(limit) bytes (\(payload.byteCount * 100 / limit)%)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func wrap(_ text: String, _ width: Int) -> [String] {
+        if text.count <= width { return [text] }
+        var out: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            if !line.isEmpty && line.count + 1 + word.count > width {
+                out.append(line)
+                line = ""
+            }
+            if word.count > width {
+                var w = Substring(word)
+                while w.count > width { out.append(String(w.prefix(width))); w = w.dropFirst(width) }
+                line = String(w)
+            } else {
+                line += line.isEmpty ? String(word) : " " + word
+            }
+        }
+        if !line.isEmpty { out.append(line) }
+        return out
+    }
+}

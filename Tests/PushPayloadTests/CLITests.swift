@@ -1,0 +1,97 @@
+import Foundation
+import Liquid
+import Testing
+
+/// The built `pushliquid` binary, run from the repository root.
+@Suite struct CLITests {
+    @Test func previewWithNoArgumentsShowsTheBundledExample() throws {
+        let r = try runPushliquid(["preview"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("learning-progress · iOS · profile ana"))
+        #expect(r.stdout.contains("Ana, you're 66% through!"))
+        #expect(r.stdout.contains("next_session_name           Canvas Flows"))
+        #expect(r.stdout.contains("of 3960 bytes"))
+    }
+
+    @Test func previewOptions() throws {
+        let r = try runPushliquid(["preview", "learning-progress", "--profile", "Profiles/eun-ji.json", "--trigger", "next_session_name=Push 101",
+                                   "--trigger", "next_session_complete_date=2026-12-01", "--platform", "android"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("Next up: Push 101, due Dec 1."))
+        #expect(r.stdout.contains("of 3930 bytes"))
+    }
+
+    @Test func renderExitCodes() throws {
+        let ok = try runPushliquid(["render", "coffee-punch-card"])
+        #expect(ok.status == 0)
+        let payload = try JSONValueParser.parse(ok.stdout)
+        #expect(payload.property("aps").property("badge") == 7)
+        let aborted = try runPushliquid(["render", "learning-progress", "--profile", "Profiles/chloe-no-course.json"])
+        #expect(aborted.status == 3)
+        #expect(aborted.stderr.contains("no course in progress"))
+        let failed = try runPushliquid(["render", "information-capture", "--profile", "Profiles/dmitri-oversized.json"])
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("over the 3960-byte limit"))
+        #expect(try runPushliquid(["render", "no-such-campaign"]).status == 2)
+        #expect(try runPushliquid(["render", "--platform", "windows"]).status == 2)
+        #expect(try runPushliquid(["render", "--now", "yesterday"]).status == 2)
+        #expect(try runPushliquid(["render", "--trigger", "novalue"]).status == 2)
+        #expect(try runPushliquid(["render", "--profile", "/nonexistent.json"]).status == 2)
+    }
+
+    @Test func brokenCampaignFileIsReportedWithPosition() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("bad.yml")
+        try "name: bad\ntitle: \"{% for x in y %}\"\nbody: b\n".write(to: file, atomically: true, encoding: .utf8)
+        let r = try runPushliquid(["render", file.path])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("bad.yml:2:9: error: in title: 'for' tag was never closed"))
+    }
+
+    @Test func batchStreamsResultsAndSummarizes() throws {
+        let input = [
+            #"{"profile": {"external_id": "a", "first_name": "ana", "custom_attributes": {"completed_session_count": 1, "total_session_count": 4}}, "api_trigger_properties": {"next_session_name": "X", "next_session_complete_date": "2026-01-02"}}"#,
+            "garbage",
+            #"{"profile": {"external_id": "c"}}"#,
+        ].joined(separator: "\n") + "\n"
+        let r = try runPushliquid(["batch", "learning-progress"], stdin: input)
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map { try? JSONValueParser.parse(String($0)) }
+        #expect(lines.count == 3)
+        #expect(lines[0]?.property("status") == "rendered" && lines[0]?.property("external_id") == "a")
+        #expect(lines[1]?.property("status") == "failed" && lines[1]?.property("line") == 2)
+        #expect(lines[2]?.property("status") == "aborted" && lines[2]?.property("reason") == "no course in progress")
+        #expect(r.stderr.contains("batch: 3 lines: 1 rendered, 1 aborted, 1 failed"))
+        #expect(r.stderr.contains("field renders/s"))
+    }
+
+    @Test func checkListsAttributesAndFlagsProblems() throws {
+        let r = try runPushliquid(["check"])
+        #expect(r.status == 0, "\(r.stdout)")
+        #expect(r.stdout.contains("title reads: custom_attribute.${total_session_count}, ${first_name}, custom_attribute.${completed_session_count}"))
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("check-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "name: c\ntitle: \"{{ ${nickname} | shout }}\"\nbody: b\n".write(to: dir.appendingPathComponent("c.yml"), atomically: true, encoding: .utf8)
+        let bad = try runPushliquid(["check", "--templates", dir.path])
+        #expect(bad.status == 1)
+        #expect(bad.stdout.contains("error: title: unknown filter 'shout'"))
+        #expect(bad.stdout.contains("warning: ${nickname} is missing from every profile in Profiles/"))
+    }
+
+    @Test func goldenCommandAgreesWithTheFiles() throws {
+        let r = try runPushliquid(["golden"])
+        #expect(r.status == 0, "\(r.stdout)")
+        #expect(r.stdout.contains("20 matched, 0 differ"))
+    }
+
+    @Test func helpForEveryCommand() throws {
+        for command in ["preview", "render", "check", "batch", "golden", "conformance"] {
+            let r = try runPushliquid([command, "--help"])
+            #expect(r.status == 0)
+            #expect(r.stdout.contains("USAGE: pushliquid \(command)"))
+        }
+    }
+}
