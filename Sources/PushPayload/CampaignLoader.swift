@@ -210,9 +210,4 @@ struct CampaignReader {
     }
 }
 
-func parseISO8601Date(_ text: String) -> Date? {
-    let f = ISO8601DateFormatter()
-    if let d = f.date(from: text) { return d }
-    f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    return f.date(from: text)
-}
+func parseISO8601Date(_ text: String) -> Date? { LiquidTime.parseISO8601(text) }

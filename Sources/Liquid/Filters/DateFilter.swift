@@ -4,8 +4,10 @@ import Foundation
 struct ZonedTime {
     var date: Date
     var offsetSeconds: Int
-    /// Zone abbreviation for `%Z` (empty for a bare offset, as Ruby prints it).
-    var zoneName: String
+    /// Zone abbreviation for `%Z` (empty for a bare offset, as Ruby prints it); computed
+    /// from `zone` only when a format asks for it.
+    var zoneName: String?
+    var zone: TimeZone? = nil
     /// Nanoseconds within the second, kept exactly (a `Date` would round them).
     var nanoseconds: Int = 0
 }
@@ -22,9 +24,14 @@ enum DateFilter {
     ]
 
     static func zoned(_ date: Date, in zone: TimeZone) -> ZonedTime {
-        let offset = zone.secondsFromGMT(for: date)
-        let name = zone.identifier == "UTC" || zone.identifier == "GMT" ? "UTC" : (zone.abbreviation(for: date) ?? "")
-        return ZonedTime(date: date, offsetSeconds: offset, zoneName: name)
+        let id = zone.identifier
+        if id == "UTC" || id == "GMT" || id == "Etc/UTC" { return ZonedTime(date: date, offsetSeconds: 0, zoneName: "UTC") }
+        return ZonedTime(date: date, offsetSeconds: zone.secondsFromGMT(for: date), zoneName: nil, zone: zone)
+    }
+
+    static func zoneName(_ time: ZonedTime) -> String {
+        if let name = time.zoneName { return name }
+        return time.zone?.abbreviation(for: time.date) ?? ""
     }
 
     /// The reference's `Utils.to_date`: `now`/`today`, Unix seconds (integers or digit
@@ -54,12 +61,11 @@ enum DateFilter {
 
     /// Ruby's `Time#strftime`, with flags `-` `_` `0` `^` `#`, widths and `%:z`.
     static func strftime(_ format: String, _ time: ZonedTime) -> String {
-        var cal = Calendar(identifier: .gregorian)
-        cal.timeZone = TimeZone(secondsFromGMT: time.offsetSeconds) ?? TimeZone(identifier: "UTC")!
-        let c = cal.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond, .weekday], from: time.date)
-        let year = c.year!, month = c.month!, day = c.day!, hour = c.hour!, minute = c.minute!, second = c.second!
-        let weekday = c.weekday! - 1  // 0 = Sunday
-        let yday = cal.ordinality(of: .day, in: .year, for: time.date) ?? 1
+        let unix = Int(floor(time.date.timeIntervalSince1970))
+        let f = Civil.fields(unixSeconds: unix, offset: time.offsetSeconds)
+        let year = f.year, month = f.month, day = f.day, hour = f.hour, minute = f.minute, second = f.second
+        let weekday = f.weekday  // 0 = Sunday
+        let yday = f.yday
         let nanos = time.nanoseconds
 
         var out = ""
@@ -129,7 +135,7 @@ enum DateFilter {
                 case 2: piece = "\(sign)\(String(h).leftPadded(to: 2)):\(String(m).leftPadded(to: 2)):\(String(s).leftPadded(to: 2))"
                 default: piece = "\(sign)\(String(h).leftPadded(to: 2))\(String(m).leftPadded(to: 2))"
                 }
-            case "Z": piece = str(time.zoneName)
+            case "Z": piece = str(zoneName(time))
             case "A": piece = str(dayNames[weekday])
             case "a": piece = str(String(dayNames[weekday].prefix(3)))
             case "u": piece = num(weekday == 0 ? 7 : weekday, 1)
@@ -137,13 +143,11 @@ enum DateFilter {
             case "U": piece = num((yday - 1 - weekday + 7) / 7, 2)
             case "W": piece = num((yday - 1 - ((weekday + 6) % 7) + 7) / 7, 2)
             case "G", "g", "V":
-                var iso = Calendar(identifier: .iso8601)
-                iso.timeZone = cal.timeZone
-                let ic = iso.dateComponents([.yearForWeekOfYear, .weekOfYear], from: time.date)
-                if conv == "V" { piece = num(ic.weekOfYear ?? 1, 2) }
-                else if conv == "G" { piece = num(ic.yearForWeekOfYear ?? year, 4) }
-                else { piece = num((ic.yearForWeekOfYear ?? year) % 100, 2) }
-            case "s": piece = String(Int(floor(time.date.timeIntervalSince1970)))
+                let (isoYear, isoWeek) = Civil.isoWeek(f)
+                if conv == "V" { piece = num(isoWeek, 2) }
+                else if conv == "G" { piece = num(isoYear, 4) }
+                else { piece = num(isoYear % 100, 2) }
+            case "s": piece = String(unix)
             case "D", "x": piece = strftime("%m/%d/%y", time)
             case "F": piece = strftime("%Y-%m-%d", time)
             case "T", "X": piece = strftime("%H:%M:%S", time)
@@ -168,6 +172,14 @@ enum DateFilter {
 /// `YYYY-MM-DD HH:MM:SS`, RFC 2822, `March 14, 2015`, `14 Mar 2015 10:00`, with an
 /// optional zone (`Z`, `UTC`, `+02:00`, `-0500`). A string without a zone is read in the
 /// render's time zone.
+func daysInMonth(_ y: Int, _ m: Int) -> Int {
+    switch m {
+    case 2: return Civil.isLeap(y) ? 29 : 28
+    case 4, 6, 9, 11: return 30
+    default: return 31
+    }
+}
+
 struct DateStringParser {
     let text: String
     init(_ text: String) { self.text = text }
@@ -292,10 +304,23 @@ struct DateStringParser {
             if !pm && hour == 12 { hour = 0 }
         }
         guard hour < 24, minute < 60, second < 61 else { return nil }
-        var cal = Calendar(identifier: .gregorian)
-        let zone = offset.flatMap { TimeZone(secondsFromGMT: $0) } ?? defaultZone
-        cal.timeZone = zone
-        guard let date = cal.date(from: DateComponents(year: y, month: mo, day: d, hour: hour, minute: minute, second: second)) else { return nil }
+        guard d <= daysInMonth(y, mo) else { return nil }
+        let localSeconds = Civil.days(year: y, month: mo, day: d) * 86_400 + hour * 3600 + minute * 60 + second
+        let date: Date
+        if let offset {
+            date = Date(timeIntervalSince1970: TimeInterval(localSeconds - offset))
+        } else {
+            // Wall-clock time in the default zone: find the offset in force then.
+            let guess = Date(timeIntervalSince1970: TimeInterval(localSeconds))
+            let id = defaultZone.identifier
+            if id == "UTC" || id == "GMT" || id == "Etc/UTC" {
+                date = guess
+            } else {
+                let first = defaultZone.secondsFromGMT(for: guess)
+                let second = defaultZone.secondsFromGMT(for: guess.addingTimeInterval(TimeInterval(-first)))
+                date = Date(timeIntervalSince1970: TimeInterval(localSeconds - second))
+            }
+        }
         var time: ZonedTime
         if let offset {
             time = ZonedTime(date: date, offsetSeconds: offset, zoneName: zoneIsUTC ? "UTC" : "")

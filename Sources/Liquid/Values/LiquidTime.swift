@@ -24,25 +24,25 @@ public final class LiquidTime: LiquidDrop {
     public convenience init(date: Date, in zone: TimeZone) {
         let z = DateFilter.zoned(date, in: zone)
         let nanos = Int(((date.timeIntervalSince1970 - floor(date.timeIntervalSince1970)) * 1e9).rounded())
-        self.init(date: date, offsetSeconds: z.offsetSeconds, zoneName: z.zoneName, nanoseconds: min(nanos, 999_999_999))
+        self.init(date: date, offsetSeconds: z.offsetSeconds, zoneName: DateFilter.zoneName(z), nanoseconds: min(nanos, 999_999_999))
     }
 
     var zoned: ZonedTime {
-        ZonedTime(date: date, offsetSeconds: offsetSeconds, zoneName: zoneName, nanoseconds: nanoseconds)
+        ZonedTime(date: date, offsetSeconds: offsetSeconds, zoneName: zoneName, zone: nil, nanoseconds: nanoseconds)
     }
 
     /// Reads a time the way the `date` filter does: `now`/`today` (from the render's clock),
     /// Unix seconds, ISO 8601 and the other common date strings; `nil` when it is none.
     public static func parse(_ value: LiquidValue, options: RenderOptions) -> LiquidTime? {
         DateFilter.parseTime(value, options: options).map {
-            LiquidTime(date: $0.date, offsetSeconds: $0.offsetSeconds, zoneName: $0.zoneName, nanoseconds: $0.nanoseconds)
+            LiquidTime(date: $0.date, offsetSeconds: $0.offsetSeconds, zoneName: DateFilter.zoneName($0), nanoseconds: $0.nanoseconds)
         }
     }
 
     /// The same instant shown in `zone`.
     public func converted(to zone: TimeZone) -> LiquidTime {
         let z = DateFilter.zoned(date, in: zone)
-        return LiquidTime(date: date, offsetSeconds: z.offsetSeconds, zoneName: z.zoneName, nanoseconds: nanoseconds)
+        return LiquidTime(date: date, offsetSeconds: z.offsetSeconds, zoneName: DateFilter.zoneName(z), nanoseconds: nanoseconds)
     }
 
     /// Formats with Ruby's `strftime`.

@@ -93,13 +93,7 @@ public struct RenderContextDocument: Sendable {
 }
 
 /// Parses an ISO 8601 time (`2026-11-22T10:00:00Z`, with fractions or an offset).
-public func parseISO8601(_ text: String) -> Date? {
-    let plain = ISO8601DateFormatter()
-    if let d = plain.date(from: text) { return d }
-    let fractional = ISO8601DateFormatter()
-    fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    return fractional.date(from: text)
-}
+public func parseISO8601(_ text: String) -> Date? { LiquidTime.parseISO8601(text) }
 
 /// Problems with profiles, documents, content blocks and Connected Content.
 public enum PersonalizationError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -91,3 +91,41 @@ import Testing
         #expect(liquidError { try render("{{ (1..100000000000) | join }}") }?.reason == .argument("range (1..100000000000) is too large for a filter (at most 1000000 elements)"))
     }
 }
+
+@Suite struct CivilTimeTests {
+    /// The calendar arithmetic behind `date` agrees with Foundation's Calendar across eras.
+    @Test func agreesWithFoundationCalendar() throws {
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = TimeZone(identifier: "UTC")!
+        var seed: UInt64 = 42
+        for _ in 0..<2000 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            let unix = Int(Int64(bitPattern: seed >> 1) % 8_000_000_000) - 2_000_000_000
+            let date = Date(timeIntervalSince1970: TimeInterval(unix))
+            let c = cal.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: date)
+            let out = try render("{{ t | date: '%Y-%m-%d %H:%M:%S %w %j' }}", ["t": .int(unix)])
+            let yday = cal.ordinality(of: .day, in: .year, for: date)!
+            let expected = String(format: "%04d-%02d-%02d %02d:%02d:%02d %d %03d", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!, c.weekday! - 1, yday)
+            #expect(out == expected, "unix \(unix)")
+        }
+    }
+
+    @Test func isoWeeksMatchFoundation() throws {
+        var iso = Calendar(identifier: .iso8601)
+        iso.timeZone = TimeZone(identifier: "UTC")!
+        for day in stride(from: -3000, to: 30000, by: 37) {
+            let date = Date(timeIntervalSince1970: TimeInterval(day * 86400))
+            let c = iso.dateComponents([.yearForWeekOfYear, .weekOfYear], from: date)
+            #expect(try render("{{ t | date: '%G %V' }}", ["t": .int(day * 86400)]) == String(format: "%d %02d", c.yearForWeekOfYear!, c.weekOfYear!))
+        }
+    }
+
+    @Test func parsesISO8601() {
+        #expect(LiquidTime.parseISO8601("2026-11-22T10:00:00Z") == Date(timeIntervalSince1970: 1_795_341_600))
+        #expect(LiquidTime.parseISO8601("2026-11-22T15:30:00+05:30") == Date(timeIntervalSince1970: 1_795_341_600))
+        #expect(LiquidTime.parseISO8601("2026-11-22 10:00:00.500Z") == Date(timeIntervalSince1970: 1_795_341_600.5))
+        for bad in ["2026-11-22", "2026-13-01T00:00:00Z", "2026-11-22T10:00:00", "2026-11-22T10:00:00Zjunk", "yesterday"] {
+            #expect(LiquidTime.parseISO8601(bad) == nil, "\(bad)")
+        }
+    }
+}
