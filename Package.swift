@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Liquid", targets: ["Liquid"]),
         .library(name: "Personalization", targets: ["Personalization"]),
         .library(name: "PushPayload", targets: ["PushPayload"]),
+        .library(name: "ContentViews", targets: ["ContentViews"]),
         .executable(name: "pushliquid", targets: ["pushliquid"]),
     ],
     dependencies: [
@@ -40,18 +41,37 @@ let package = Package(
             dependencies: ["Liquid", "Personalization", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
+        // Content-extension models and the durable analytics queue; the only user of PCRE2.
+        .target(
+            name: "ContentViews",
+            dependencies: ["Liquid", "CPCRE2"],
+            swiftSettings: swiftSettings
+        ),
+        // Test helper: writes analytics entries and can stop itself at a crash point.
+        .executableTarget(
+            name: "analytics-writer",
+            dependencies: ["ContentViews", "Liquid"],
+            path: "Tests/Helpers/analytics-writer",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "pushliquid",
             dependencies: [
                 "Liquid",
                 "Personalization",
                 "PushPayload",
+                "ContentViews",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
         // Test helpers (markers, fixtures); not a product.
         .target(name: "LiquidTestSupport", dependencies: ["Liquid"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ContentViewsTests",
+            dependencies: ["ContentViews", "Liquid", "LiquidTestSupport", "analytics-writer"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "PushPayloadTests",
             dependencies: ["PushPayload", "Personalization", "Liquid", "LiquidTestSupport", "pushliquid"],

@@ -86,6 +86,9 @@ enum PreviewPrinter {
                 let keyWidth = kvs.map(\.key.count).max() ?? 0
                 for kv in kvs { lines.append("  " + kv.key + String(repeating: " ", count: keyWidth - kv.key.count) + "  " + kv.text) }
             }
+            if let kind = campaign.contentView {
+                lines += ContentViewPreview.render(kind, payload: payload, profile: document.profile)
+            }
             let limit = platform.sizeLimit
             lines.append("Payload: \(payload.byteCount) of \(limit) bytes (\(payload.byteCount * 100 / limit)%)")
         }

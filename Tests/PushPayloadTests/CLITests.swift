@@ -11,6 +11,16 @@ import Testing
         #expect(r.stdout.contains("Ana, you're 66% through!"))
         #expect(r.stdout.contains("next_session_name           Canvas Flows"))
         #expect(r.stdout.contains("of 3960 bytes"))
+        #expect(r.stdout.contains("Content view (progress):"))
+        #expect(r.stdout.contains("4 of 6 sessions · next: Canvas Flows · due"))
+    }
+
+    @Test func previewShowsCaptureAndGameViews() throws {
+        let capture = try runPushliquid(["preview", "information-capture"])
+        #expect(capture.stdout.contains("E-mail: [ana@example.com] ✓"))
+        #expect(capture.stdout.contains("REGISTER_ACTION → doNotDismiss"))
+        let game = try runPushliquid(["preview", "match-game", "--profile", "Profiles/bo-missing-attributes.json"])
+        #expect(game.stdout.contains("Content view (match game): 3 pairs, 8 turns, reward 50"))
     }
 
     @Test func previewOptions() throws {

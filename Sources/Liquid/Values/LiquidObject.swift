@@ -86,3 +86,8 @@ public struct LiquidObject: Sendable, Hashable, Sequence {
         for k in keys.sorted() { hasher.combine(k); hasher.combine(self[k]) }
     }
 }
+
+extension LiquidObject: ExpressibleByDictionaryLiteral {
+    /// An object literal; key order is kept.
+    public init(dictionaryLiteral elements: (String, LiquidValue)...) { self.init(elements) }
+}
