@@ -11,7 +11,7 @@ struct PushLiquidCommand: ParsableCommand {
             Campaigns live in Templates/<name>.yml, user profiles (Braze user exports) in Profiles/.
             Exit codes: 0 success, 1 template or data error, 2 usage error, 3 message aborted (render).
             """,
-        subcommands: [Preview.self, Render.self, Check.self, Batch.self, Golden.self, Conformance.self, RenderTemplate.self],
+        subcommands: [Preview.self, Render.self, Check.self, Batch.self, Golden.self, Conformance.self, Bench.self, RenderTemplate.self],
         defaultSubcommand: nil
     )
 

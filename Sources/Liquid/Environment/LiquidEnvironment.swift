@@ -118,9 +118,8 @@ public struct LiquidEnvironment: Sendable {
         do {
             let parser = try LiquidParser(source: source, environment: self, name: name)
             let root = try parser.parseDocument()
-            var template = LiquidTemplate(root: root, source: source, name: name, environment: self, warnings: parser.warnings)
-            template.unknownFilters = Array(Set(parser.unknownFilters)).sorted()
-            return template
+            return LiquidTemplate(root: root, source: source, name: name, environment: self, warnings: parser.warnings,
+                                  unknownFilters: Array(Set(parser.unknownFilters)).sorted())
         } catch var error as LiquidError {
             error.locate(in: source, name: name)
             throw error

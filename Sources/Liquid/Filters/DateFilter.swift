@@ -50,6 +50,7 @@ enum DateFilter {
             if s.utf8.allSatisfy(isDigit), let i = Int(s) {
                 return zoned(Date(timeIntervalSince1970: TimeInterval(i)), in: options.timeZone)
             }
+            if let fast = fastISO8601(s) { return fast }
             return DateStringParser(s).parse(defaultZone: options.timeZone)
         default:
             return nil
@@ -172,6 +173,47 @@ enum DateFilter {
 /// `YYYY-MM-DD HH:MM:SS`, RFC 2822, `March 14, 2015`, `14 Mar 2015 10:00`, with an
 /// optional zone (`Z`, `UTC`, `+02:00`, `-0500`). A string without a zone is read in the
 /// render's time zone.
+/// `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`, the common case, without the general parser.
+func fastISO8601(_ s: String) -> ZonedTime? {
+    let b = Array(s.utf8)
+    guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 32, b[13] == 58, b[16] == 58 else { return nil }
+    func num(_ a: Int, _ n: Int) -> Int? {
+        var v = 0
+        for k in a..<(a + n) {
+            guard b[k] >= 48 && b[k] <= 57 else { return nil }
+            v = v * 10 + Int(b[k] - 48)
+        }
+        return v
+    }
+    guard let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2), let se = num(17, 2),
+          (1...12).contains(mo), d >= 1, d <= daysInMonth(y, mo), h < 24, mi < 60, se < 61 else { return nil }
+    var i = 19
+    var nanos = 0
+    if i < b.count && b[i] == 46 {
+        i += 1
+        var digits = 0
+        while i < b.count && b[i] >= 48 && b[i] <= 57 {
+            if digits < 9 { nanos = nanos * 10 + Int(b[i] - 48); digits += 1 }
+            i += 1
+        }
+        guard digits > 0 else { return nil }
+        for _ in digits..<9 { nanos *= 10 }
+    }
+    guard i < b.count else { return nil }
+    var offset = 0
+    var utc = false
+    if b[i] == 90 && i + 1 == b.count {
+        utc = true
+    } else if (b[i] == 43 || b[i] == 45) && i + 6 == b.count && b[i + 3] == 58, let oh = num(i + 1, 2), let om = num(i + 4, 2) {
+        offset = (b[i] == 45 ? -1 : 1) * (oh * 3600 + om * 60)
+    } else {
+        return nil
+    }
+    let local = Civil.days(year: y, month: mo, day: d) * 86_400 + h * 3600 + mi * 60 + se
+    return ZonedTime(date: Date(timeIntervalSince1970: TimeInterval(local - offset)), offsetSeconds: offset,
+                     zoneName: utc ? "UTC" : "", zone: nil, nanoseconds: nanos)
+}
+
 func daysInMonth(_ y: Int, _ m: Int) -> Int {
     switch m {
     case 2: return Civil.isLeap(y) ? 29 : 28

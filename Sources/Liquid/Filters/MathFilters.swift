@@ -118,7 +118,13 @@ enum LiquidNumber {
 /// `BigDecimal(float.to_s)`: the decimal of the float's shortest printed form.
 func decimalFromDouble(_ d: Double) -> Decimal {
     if !d.isFinite { return 0 }
-    return Decimal(string: rubyFloatString(d).replacingOccurrences(of: "e+", with: "e")) ?? Decimal(d)
+    if d == 0 { return 0 }
+    // The shortest round-tripping digits, as Ruby's `Float#to_s` (and so `BigDecimal(f.to_s)`) has them.
+    let (digits, decpt) = shortestDigits(d.magnitude)
+    var significand: UInt64 = 0
+    for b in digits.utf8 { significand = significand * 10 + UInt64(b - 48) }
+    let value = Decimal(sign: d < 0 ? .minus : .plus, exponent: decpt - digits.utf8.count, significand: Decimal(significand))
+    return value
 }
 
 /// `BigDecimal#to_f`.
@@ -158,6 +164,11 @@ enum MathFilters {
         LiquidFilter("floor") { input, _, _ in roundNumber(LiquidNumber.from(input), .down) },
         LiquidFilter("round", arguments: 0...1) { input, args, _ in
             if let special = nonFinite(input) { return special }
+            // Fast path: whole-number rounding of a float half away from zero matches
+            // BigDecimal's on the float's decimal form (an exact .5 is exact in binary too).
+            if case .double(let d) = input, args[0].isNil || args[0] == .int(0), d.magnitude < 9.0e15 {
+                return .int(Int(d.rounded(.toNearestOrAwayFromZero)))
+            }
             let n = LiquidNumber.from(input)
             let places: Int
             switch LiquidNumber.from(args[0]) {
@@ -193,7 +204,9 @@ enum MathFilters {
     }
 
     static func decimalToInt(_ d: Decimal) -> LiquidValue {
-        if let i = Int(d.description) { return .int(i) }
+        let n = NSDecimalNumber(decimal: d)
+        let i = n.int64Value
+        if Decimal(i) == d { return .int(Int(i)) }
         return .double(doubleFromDecimal(d))
     }
 }

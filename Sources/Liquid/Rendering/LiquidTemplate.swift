@@ -1,18 +1,47 @@
 /// A parsed template: immutable and `Sendable`, so one template renders from many threads
 /// at once. Parse with ``LiquidEnvironment/parse(_:name:)``.
 public struct LiquidTemplate: Sendable {
-    let root: Body
+    /// Everything a template holds, shared by its copies (copying a template costs one
+    /// reference count).
+    final class Storage: Sendable {
+        let root: Body
+        let source: String
+        let name: String?
+        let environment: LiquidEnvironment
+        let warnings: [LiquidError]
+        let unknownFilters: [String]
+        /// Resource limits, copied out of the environment for the render loop.
+        let limits: LiquidLimits
+
+        init(root: Body, source: String, name: String?, environment: LiquidEnvironment, warnings: [LiquidError], unknownFilters: [String]) {
+            self.root = root
+            self.source = source
+            self.name = name
+            self.environment = environment
+            self.warnings = warnings
+            self.unknownFilters = unknownFilters
+            self.limits = environment.limits
+        }
+    }
+
+    let storage: Storage
+
+    init(root: Body, source: String, name: String?, environment: LiquidEnvironment, warnings: [LiquidError], unknownFilters: [String] = []) {
+        storage = Storage(root: root, source: source, name: name, environment: environment, warnings: warnings, unknownFilters: unknownFilters)
+    }
+
+    var root: Body { storage.root }
     /// The source it was parsed from.
-    public let source: String
+    public var source: String { storage.source }
     /// Its name, used in error messages.
-    public let name: String?
+    public var name: String? { storage.name }
     /// The environment it was parsed with; renders use its filters, file system and limits.
-    public let environment: LiquidEnvironment
+    public var environment: LiquidEnvironment { storage.environment }
     /// Warnings from parsing in ``LiquidErrorMode/warn`` mode.
-    public let warnings: [LiquidError]
+    public var warnings: [LiquidError] { storage.warnings }
     /// Filters the template uses that its environment does not have (they pass their input
     /// through unless ``RenderOptions/strictFilters`` is set).
-    public var unknownFilters: [String] = []
+    public var unknownFilters: [String] { storage.unknownFilters }
 
     /// The top-level nodes.
     public var body: Body { root }
@@ -23,7 +52,7 @@ extension LiquidTemplate {
     ///
     /// Throws a ``LiquidError`` with the template name, line and column of the failing node.
     public func render(_ data: LiquidValue = [:], options: RenderOptions = RenderOptions()) throws -> String {
-        let context = RenderContext(environment: environment, options: options, data: data)
+        let context = RenderContext(template: storage, options: options, data: data)
         try render(into: context)
         return context.output
     }
@@ -31,7 +60,7 @@ extension LiquidTemplate {
     /// Renders with a ready context (used by partials and hosts that pre-fill variables).
     public func render(into context: RenderContext) throws {
         do {
-            try root.render(context)
+            try storage.root.render(context)
         } catch var error as LiquidError {
             error.locate(in: source, name: name)
             throw error
@@ -44,6 +73,6 @@ extension LiquidTemplate {
 
     /// Makes a render context for `data`, to fill before ``render(into:)``.
     public func makeContext(_ data: LiquidValue = [:], options: RenderOptions = RenderOptions()) -> RenderContext {
-        RenderContext(environment: environment, options: options, data: data)
+        RenderContext(template: storage, options: options, data: data)
     }
 }

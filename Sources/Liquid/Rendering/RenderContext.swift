@@ -23,8 +23,11 @@ public struct RenderOptions: Sendable {
 /// The state of one render: variables, output buffer, counters and limits. Made fresh for
 /// every call to ``LiquidTemplate/render(_:options:)``; never shared between threads.
 public final class RenderContext {
+    /// The template being rendered (its environment and limits).
+    let template: LiquidTemplate.Storage
     /// The environment the template was parsed with.
-    public let environment: LiquidEnvironment
+    public var environment: LiquidEnvironment { template.environment }
+    let limits: LiquidLimits
     /// This render's options.
     public let options: RenderOptions
     /// The output so far.
@@ -54,8 +57,9 @@ public final class RenderContext {
     /// A loop interruption.
     public enum Interrupt: Sendable { case breakLoop, continueLoop }
 
-    init(environment: LiquidEnvironment, options: RenderOptions, data: LiquidValue) {
-        self.environment = environment
+    init(template: LiquidTemplate.Storage, options: RenderOptions, data: LiquidValue) {
+        self.template = template
+        self.limits = template.limits
         self.options = options
         self.data = data
         self.output = ""
@@ -67,11 +71,11 @@ public final class RenderContext {
     /// Counts one render step and enforces the step and output limits.
     @inline(__always) func step() throws {
         steps &+= 1
-        if steps > environment.limits.renderSteps {
-            throw LiquidError.Reason.limitExceeded(.renderSteps(environment.limits.renderSteps))
+        if steps > limits.renderSteps {
+            throw LiquidError.Reason.limitExceeded(.renderSteps(limits.renderSteps))
         }
-        if output.utf8.count > environment.limits.outputBytes {
-            throw LiquidError.Reason.limitExceeded(.outputBytes(environment.limits.outputBytes))
+        if output.utf8.count > limits.outputBytes {
+            throw LiquidError.Reason.limitExceeded(.outputBytes(limits.outputBytes))
         }
     }
 
@@ -84,7 +88,7 @@ public final class RenderContext {
             if locals[i].name == name { return locals[i].value }
             i -= 1
         }
-        if let v = globals[name] { return v }
+        if !globals.isEmpty, let v = globals[name] { return v }
         if !counters.isEmpty, let v = counters[name] { return v }
         switch data {
         case .object(let o): return o[name]
@@ -163,7 +167,7 @@ public final class RenderContext {
 
     func apply(_ call: FilterCall, to value: LiquidValue) throws -> LiquidValue {
         guard let filter = call.filter else {
-            if options.strictFilters || environment.strictFilters {
+            if options.strictFilters || template.environment.strictFilters {
                 throw LiquidError.Reason.unknownFilter(call.name).at(call.offset)
             }
             return value

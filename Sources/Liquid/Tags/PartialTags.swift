@@ -48,8 +48,8 @@ extension RenderContext {
     /// Renders a partial in the current scope, with the partial chain and depth tracked and
     /// errors located in the partial's own source.
     public func renderPartial(_ template: LiquidTemplate, name: String) throws {
-        guard partialDepth < environment.limits.partialDepth else {
-            throw LiquidError.Reason.limitExceeded(.partialDepth(environment.limits.partialDepth))
+        guard partialDepth < limits.partialDepth else {
+            throw LiquidError.Reason.limitExceeded(.partialDepth(limits.partialDepth))
         }
         partialDepth += 1
         trace.append(name)

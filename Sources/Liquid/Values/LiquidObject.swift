@@ -1,73 +1,100 @@
 /// An insertion-ordered string-keyed map: the value of a Liquid object (a Ruby hash).
-public struct LiquidObject: Sendable, Hashable, Sequence {
-    /// Keys in insertion order.
-    public private(set) var keys: [String] = []
-    /// Values, parallel to ``keys``.
-    public private(set) var values: [LiquidValue] = []
-    private var index: [String: Int] = [:]
+///
+/// Copies share storage until one of them is changed (copy on write), so passing objects
+/// around a render costs one reference count.
+public struct LiquidObject: @unchecked Sendable, Hashable, Sequence {
+    final class Storage {
+        var keys: [String]
+        var values: [LiquidValue]
+        /// Built once there are more than `linearLimit` keys.
+        var index: [String: Int]
+
+        init(keys: [String] = [], values: [LiquidValue] = [], index: [String: Int] = [:]) {
+            self.keys = keys
+            self.values = values
+            self.index = index
+        }
+
+        func copy() -> Storage { Storage(keys: keys, values: values, index: index) }
+
+        @inline(__always)
+        func position(of key: String) -> Int? {
+            if keys.count <= LiquidObject.linearLimit {
+                var i = 0
+                let n = keys.count
+                while i < n {
+                    if keys[i] == key { return i }
+                    i += 1
+                }
+                return nil
+            }
+            return index[key]
+        }
+
+        func rebuildIndex() {
+            index = [:]
+            guard keys.count > LiquidObject.linearLimit else { return }
+            index.reserveCapacity(keys.count)
+            for (i, k) in keys.enumerated() { index[k] = i }
+        }
+    }
+
+    static let linearLimit = 12
+    var storage: Storage
 
     /// An empty object.
-    public init() {}
+    public init() { storage = Storage() }
 
     /// An object from pairs; a repeated key keeps its first position and last value.
     public init(_ pairs: [(String, LiquidValue)]) {
-        keys.reserveCapacity(pairs.count)
-        values.reserveCapacity(pairs.count)
+        storage = Storage()
+        storage.keys.reserveCapacity(pairs.count)
+        storage.values.reserveCapacity(pairs.count)
         for (k, v) in pairs { self[k] = v }
     }
 
+    /// Keys in insertion order.
+    public var keys: [String] { storage.keys }
+    /// Values, parallel to ``keys``.
+    public var values: [LiquidValue] { storage.values }
     /// The number of entries.
-    public var count: Int { keys.count }
+    public var count: Int { storage.keys.count }
     /// `true` when there are no entries.
-    public var isEmpty: Bool { keys.isEmpty }
+    public var isEmpty: Bool { storage.keys.isEmpty }
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
 
     /// The value for `key`; assigning `nil` removes the entry.
     public subscript(key: String) -> LiquidValue? {
-        get {
-            if keys.count <= 8 {
-                for i in 0..<keys.count where keys[i] == key { return values[i] }
-                return nil
-            }
-            guard let i = index[key] else { return nil }
-            return values[i]
+        @inline(__always) get {
+            guard let i = storage.position(of: key) else { return nil }
+            return storage.values[i]
         }
         set {
-            if let i = position(of: key) {
-                if let newValue { values[i] = newValue } else { remove(at: i) }
-            } else if let newValue {
-                keys.append(key)
-                values.append(newValue)
-                if keys.count > 8 {
-                    if index.count == keys.count - 1 { index[key] = keys.count - 1 } else { rebuildIndex() }
+            makeUnique()
+            if let i = storage.position(of: key) {
+                if let newValue {
+                    storage.values[i] = newValue
+                } else {
+                    storage.keys.remove(at: i)
+                    storage.values.remove(at: i)
+                    storage.rebuildIndex()
                 }
+            } else if let newValue {
+                storage.keys.append(key)
+                storage.values.append(newValue)
+                let n = storage.keys.count
+                if n == LiquidObject.linearLimit + 1 { storage.rebuildIndex() } else if n > LiquidObject.linearLimit { storage.index[key] = n - 1 }
             }
         }
-    }
-
-    private func position(of key: String) -> Int? {
-        if keys.count <= 8 {
-            for i in 0..<keys.count where keys[i] == key { return i }
-            return nil
-        }
-        return index[key]
-    }
-
-    private mutating func remove(at i: Int) {
-        keys.remove(at: i)
-        values.remove(at: i)
-        if keys.count > 8 { rebuildIndex() } else { index = [:] }
-    }
-
-    private mutating func rebuildIndex() {
-        index = [:]
-        index.reserveCapacity(keys.count)
-        for (i, k) in keys.enumerated() { index[k] = i }
     }
 
     /// Iterates `(key, value)` pairs in insertion order.
     public func makeIterator() -> some IteratorProtocol<(key: String, value: LiquidValue)> {
         var i = 0
-        let keys = self.keys, values = self.values
+        let keys = storage.keys, values = storage.values
         return AnyIterator {
             guard i < keys.count else { return nil }
             defer { i += 1 }
@@ -76,6 +103,7 @@ public struct LiquidObject: Sendable, Hashable, Sequence {
     }
 
     public static func == (lhs: LiquidObject, rhs: LiquidObject) -> Bool {
+        if lhs.storage === rhs.storage { return true }
         guard lhs.count == rhs.count else { return false }
         for (k, v) in zip(lhs.keys, lhs.values) where rhs[k] != v { return false }
         return true

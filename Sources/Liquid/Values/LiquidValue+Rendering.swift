@@ -73,25 +73,8 @@ public func rubyFloatString(_ value: Double) -> String {
     if value.isNaN { return "NaN" }
     if value.isInfinite { return value < 0 ? "-Infinity" : "Infinity" }
     if value == 0 { return value.sign == .minus ? "-0.0" : "0.0" }
-    // Swift's description gives the shortest round-tripping digits; re-lay them out.
-    let text = "\(value.magnitude)"
-    var mantissa = Substring(text), exponent = 0
-    if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-        mantissa = text[..<e]
-        exponent = Int(text[text.index(after: e)...]) ?? 0
-    }
-    var intPart = mantissa, fracPart: Substring = ""
-    if let dot = mantissa.firstIndex(of: ".") {
-        intPart = mantissa[..<dot]
-        fracPart = mantissa[mantissa.index(after: dot)...]
-    }
-    var digits = Array(intPart + fracPart)
-    var decpt = intPart.count + exponent
-    while digits.first == "0" { digits.removeFirst(); decpt -= 1 }
-    while digits.last == "0" { digits.removeLast() }
-    if digits.isEmpty { return "0.0" }
+    let (d, decpt) = shortestDigits(value.magnitude)
     let sign = value < 0 ? "-" : ""
-    let d = String(digits)
     if decpt > 0 && (decpt < 16 || (decpt == 16 && d.count > 16)) {
         if d.count <= decpt { return sign + d + String(repeating: "0", count: decpt - d.count) + ".0" }
         return sign + d.prefix(decpt) + "." + d.dropFirst(decpt)
@@ -104,3 +87,26 @@ public func rubyFloatString(_ value: Double) -> String {
     let frac = d.count > 1 ? String(d.dropFirst()) : "0"
     return sign + String(d.first!) + "." + frac + "e" + expText
 }
+
+/// The shortest digits of a positive finite double and the position of the decimal point
+/// (`0.25` is `("25", 0)`, `100.0` is `("1", 3)`).
+func shortestDigits(_ value: Double) -> (String, Int) {
+    let text = "\(value)"
+    var mantissa = Substring(text), exponent = 0
+    if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+        mantissa = text[..<e]
+        exponent = Int(text[text.index(after: e)...]) ?? 0
+    }
+    var intPart = mantissa, fracPart: Substring = ""
+    if let dot = mantissa.firstIndex(of: ".") {
+        intPart = mantissa[..<dot]
+        fracPart = mantissa[mantissa.index(after: dot)...]
+    }
+    var digits = Array((intPart + fracPart).utf8)
+    var decpt = intPart.utf8.count + exponent
+    var start = 0
+    while start < digits.count - 1 && digits[start] == 48 { start += 1; decpt -= 1 }
+    while digits.count > start + 1 && digits.last == 48 { digits.removeLast() }
+    return (String(decoding: digits[start...], as: UTF8.self), decpt)
+}
+

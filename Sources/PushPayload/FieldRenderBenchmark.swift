@@ -1,0 +1,52 @@
+import Foundation
+import Liquid
+import Personalization
+
+/// The field-render benchmark behind `pushliquid bench`: a template set in the shape of
+/// `w1-learning-progress.*.json` (`title`, `body`, `key_value_pairs`), compiled once, rendered
+/// for every context on one thread, with JSON decoding outside the timed loop, the way the
+/// reference's script measures it.
+public struct FieldRenderBenchmark {
+    /// The compiled fields.
+    public let templates: [LiquidTemplate]
+    /// The decoded contexts (render context documents).
+    public let contexts: [RenderContextDocument]
+
+    /// Compiles `templateSet` (JSON) and decodes `contexts` (NDJSON). `braze` selects the dialect.
+    public init(templateSet: String, contexts: String, braze: Bool) throws {
+        guard case .object(let spec) = try JSONValueParser.parse(templateSet) else {
+            throw PayloadError.invalidContext("a template set is a JSON object with title, body and key_value_pairs")
+        }
+        var sources: [(String, String)] = []
+        for key in ["title", "body"] { if let v = spec[key]?.stringValue { sources.append((key, v)) } }
+        if case .object(let kvs)? = spec["key_value_pairs"] {
+            for (k, v) in kvs { sources.append(("key_value_pairs." + k, v.renderedString)) }
+        }
+        let env = braze ? BrazeDialect().environment() : LiquidEnvironment()
+        templates = try sources.map { try env.parse($0.1, name: $0.0) }
+        var docs: [RenderContextDocument] = []
+        for (n, line) in contexts.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
+            do { docs.append(try RenderContextDocument(json: String(line))) } catch {
+                throw PayloadError.invalidContext("contexts line \(n + 1): \(error)")
+            }
+        }
+        self.contexts = docs
+    }
+
+    /// Renders every field for every context once; returns the seconds taken and the renders.
+    public func run() throws -> (seconds: Double, renders: Int, bytes: Int) {
+        var bytes = 0
+        var renders = 0
+        let options = contexts.map { $0.renderOptions() }
+        let start = DispatchTime.now().uptimeNanoseconds
+        for (i, doc) in contexts.enumerated() {
+            let data = doc.value
+            for template in templates {
+                bytes &+= try template.render(data, options: options[i]).utf8.count
+                renders += 1
+            }
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return (seconds, renders, bytes)
+    }
+}

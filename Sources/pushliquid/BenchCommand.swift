@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import PushPayload
+
+extension PushLiquidCommand {
+    struct Bench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Measure field renders: every field of a template set for every context, templates compiled once.",
+            discussion: """
+                TEMPLATES has the shape of ../shared/bench/w1-learning-progress.*.json (title, body, \
+                key_value_pairs); CONTEXTS is NDJSON of render context documents (gen_contexts.py). JSON \
+                decoding happens before the timed loop, which runs on one thread. The last line is \
+                `render_seconds=S renders=N`, the figure the reference's script prints.
+                """
+        )
+
+        @Option(name: .long, help: "The template set (JSON).")
+        var templates: String
+
+        @Option(name: .long, help: "The contexts (NDJSON).")
+        var contexts: String
+
+        @Option(name: .long, help: "braze (default) or standard.")
+        var dialect: Dialect = .braze
+
+        @Option(name: .long, help: "Untimed passes before the measured one.")
+        var warmup = 1
+
+        func run() throws {
+            let bench: FieldRenderBenchmark
+            do {
+                bench = try FieldRenderBenchmark(templateSet: try readText(templates), contexts: try readText(contexts), braze: dialect == .braze)
+            } catch let e as ToolError { throw e } catch {
+                throw ToolError(message: "error: \(error)")
+            }
+            for _ in 0..<max(0, warmup) { _ = try bench.run() }
+            let r = try bench.run()
+            print(String(format: "fields=%d contexts=%d output_bytes=%d renders_per_second=%.0f", bench.templates.count, bench.contexts.count, r.bytes, Double(r.renders) / r.seconds))
+            print(String(format: "render_seconds=%.6f renders=%d", r.seconds, r.renders))
+        }
+    }
+}
