@@ -52,9 +52,14 @@ public struct BatchRenderer: Sendable {
         let status: String
         switch campaign.render(document, platform: platform) {
         case .rendered(let payload):
-            status = "rendered"
+            // The payload is already serialized: splice it in rather than serialize it again.
             out["status"] = "rendered"
-            out["payload"] = payload.json
+            var text = LiquidValue.object(out).jsonString
+            text.removeLast()
+            text += ",\"payload\":"
+            text += payload.serialized
+            text += "}"
+            return (text, "rendered")
         case .aborted(let reason, _):
             status = "aborted"
             out["status"] = "aborted"

@@ -9,6 +9,9 @@ import Personalization
 public struct FieldRenderBenchmark {
     /// The compiled fields.
     public let templates: [LiquidTemplate]
+    /// Their sources, and the environment that compiled them (for the parse benchmark).
+    public let sources: [String]
+    let environment: LiquidEnvironment
     /// The decoded contexts (render context documents).
     public let contexts: [RenderContextDocument]
 
@@ -23,6 +26,8 @@ public struct FieldRenderBenchmark {
             for (k, v) in kvs { sources.append(("key_value_pairs." + k, v.renderedString)) }
         }
         let env = braze ? BrazeDialect().environment() : LiquidEnvironment()
+        environment = env
+        self.sources = sources.map(\.1)
         templates = try sources.map { try env.parse($0.1, name: $0.0) }
         var docs: [RenderContextDocument] = []
         for (n, line) in contexts.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
@@ -31,6 +36,15 @@ public struct FieldRenderBenchmark {
             }
         }
         self.contexts = docs
+    }
+
+    /// Parses every field `rounds` times; returns the seconds taken and the parses.
+    public func parse(rounds: Int) throws -> (seconds: Double, parses: Int) {
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<rounds {
+            for source in sources { _ = try environment.parse(source) }
+        }
+        return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, rounds * sources.count)
     }
 
     /// Renders every field for every context once; returns the seconds taken and the renders.

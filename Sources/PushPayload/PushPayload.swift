@@ -22,9 +22,17 @@ public struct PushPayload: Sendable, Equatable {
     public let json: LiquidValue
     /// The rendered message fields (title, subtitle, body, key-value pairs), for previews.
     public let fields: [RenderedCampaignField]
-
     /// The serialized payload (compact, deterministic).
-    public var serialized: String { json.jsonString }
+    public let serialized: String
+
+    /// A payload; serialized once, here.
+    public init(platform: Platform, json: LiquidValue, fields: [RenderedCampaignField]) {
+        self.platform = platform
+        self.json = json
+        self.fields = fields
+        self.serialized = json.jsonString
+    }
+
     /// Its size in bytes, as the platform counts it.
     public var byteCount: Int { serialized.utf8.count }
 }

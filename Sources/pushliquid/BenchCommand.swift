@@ -26,12 +26,21 @@ extension PushLiquidCommand {
         @Option(name: .long, help: "Untimed passes before the measured one.")
         var warmup = 1
 
+        @Option(name: .long, help: "Measure parsing instead: parse every field this many times; prints `parse_seconds=S parses=N`.")
+        var parseRounds: Int?
+
         func run() throws {
             let bench: FieldRenderBenchmark
             do {
                 bench = try FieldRenderBenchmark(templateSet: try readText(templates), contexts: try readText(contexts), braze: dialect == .braze)
             } catch let e as ToolError { throw e } catch {
                 throw ToolError(message: "error: \(error)")
+            }
+            if let rounds = parseRounds {
+                for _ in 0..<max(0, warmup) { _ = try bench.parse(rounds: max(1, rounds / 10)) }
+                let p = try bench.parse(rounds: rounds)
+                print(String(format: "parse_seconds=%.6f parses=%d", p.seconds, p.parses))
+                return
             }
             for _ in 0..<max(0, warmup) { _ = try bench.run() }
             let r = try bench.run()

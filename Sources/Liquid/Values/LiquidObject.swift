@@ -39,7 +39,7 @@ public struct LiquidObject: @unchecked Sendable, Hashable, Sequence {
         }
     }
 
-    static let linearLimit = 12
+    static let linearLimit = 32
     var storage: Storage
 
     /// An empty object.

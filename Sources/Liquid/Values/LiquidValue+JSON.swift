@@ -122,6 +122,18 @@ public struct JSONValueParser {
 
     private mutating func string() throws -> String {
         i += 1
+        // Fast path: no escapes before the closing quote.
+        var j = i
+        while j < bytes.count {
+            let b = bytes[j]
+            if b == UInt8(ascii: "\"") {
+                let s = bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[i..<j]), as: UTF8.self) }
+                i = j + 1
+                return s
+            }
+            if b == UInt8(ascii: "\\") { break }
+            j += 1
+        }
         var out: [UInt8] = []
         while i < bytes.count {
             let b = bytes[i]
@@ -238,16 +250,30 @@ extension LiquidValue {
 
 func writeJSONString(_ s: String, to out: inout String) {
     out += "\""
-    for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if u.value < 0x20 { out += "\\u" + String(u.value, radix: 16).leftPadded(to: 4) } else { out.unicodeScalars.append(u) }
+    var s = s
+    s.withUTF8 { bytes in
+        var runStart = 0
+        var i = 0
+        let n = bytes.count
+        func flush(_ end: Int) {
+            if end > runStart { out += String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<end]), as: UTF8.self) }
         }
+        while i < n {
+            let b = bytes[i]
+            if b >= 0x20 && b != 0x22 && b != 0x5C { i += 1; continue }
+            flush(i)
+            switch b {
+            case 0x22: out += "\\\""
+            case 0x5C: out += "\\\\"
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out += "\\t"
+            default: out += "\\u" + String(b, radix: 16).leftPadded(to: 4)
+            }
+            i += 1
+            runStart = i
+        }
+        flush(n)
     }
     out += "\""
 }
