@@ -14,11 +14,18 @@ public struct BatchRenderer: Sendable {
     /// Lines rendered together (the memory bound).
     public var chunkSize: Int
 
-    /// A renderer for `campaign` on `platform`.
-    public init(campaign: CompiledCampaign, platform: Platform, chunkSize: Int = 4096) {
+    /// Workers rendering in parallel, each with its own compiled copy of the campaign.
+    let workers: [CompiledCampaign]
+
+    /// A renderer for `campaign` on `platform`, using every core.
+    public init(campaign: CompiledCampaign, platform: Platform, chunkSize: Int = 4096,
+                workers: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.campaign = campaign
         self.platform = platform
         self.chunkSize = max(1, chunkSize)
+        var copies = [campaign]
+        for _ in 1..<max(1, workers) { copies.append((try? campaign.recompiled()) ?? campaign) }
+        self.workers = copies
     }
 
     /// Counts of one batch.
@@ -37,6 +44,10 @@ public struct BatchRenderer: Sendable {
 
     /// Renders one NDJSON line (1-based `number`) into its result line.
     public func renderLine(_ line: Substring, number: Int) -> (text: String, status: String) {
+        renderLine(line, number: number, with: campaign)
+    }
+
+    func renderLine(_ line: Substring, number: Int, with campaign: CompiledCampaign) -> (text: String, status: String) {
         var out = LiquidObject()
         out["line"] = .int(number)
         let document: RenderContextDocument
@@ -87,10 +98,16 @@ public struct BatchRenderer: Sendable {
             results.initialize(repeating: ("", ""))
             defer { results.deinitialize(); results.deallocate() }
             let renderer = self
-            // Each iteration writes only its own slot.
+            // Each worker renders one contiguous slice with its own campaign copy and writes
+            // only its own slots.
             nonisolated(unsafe) let slots = results
-            DispatchQueue.concurrentPerform(iterations: lines.count) { i in
-                slots[i] = renderer.renderLine(Substring(lines[i]), number: base + i + 1)
+            let workerCount = min(workers.count, lines.count)
+            let per = (lines.count + workerCount - 1) / workerCount
+            DispatchQueue.concurrentPerform(iterations: workerCount) { w in
+                let copy = renderer.workers[w]
+                for i in (w * per)..<min(lines.count, (w + 1) * per) {
+                    slots[i] = renderer.renderLine(Substring(lines[i]), number: base + i + 1, with: copy)
+                }
             }
             var text = ""
             for r in results {

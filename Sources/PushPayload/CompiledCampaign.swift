@@ -9,12 +9,22 @@ public struct CompiledCampaign: Sendable {
     public let campaign: Campaign
     let fields: [(field: CampaignField, template: LiquidTemplate)]
     let fileText: String?
+    let dialect: BrazeDialect
+    let errorMode: LiquidErrorMode
+
+    /// A fresh compilation of the same campaign. Parallel workers each render their own copy,
+    /// so no two cores update the reference counts of the same template objects.
+    public func recompiled() throws -> CompiledCampaign {
+        try CompiledCampaign(campaign, dialect: dialect, fileText: fileText, errorMode: errorMode)
+    }
 
     /// Compiles every field with `dialect`. A Liquid syntax error is a ``CampaignError`` at
     /// its line and column in the campaign file.
     public init(_ campaign: Campaign, dialect: BrazeDialect, fileText: String? = nil, errorMode: LiquidErrorMode = .lax, recorder: AttributeRecorder? = nil) throws {
         self.campaign = campaign
         self.fileText = fileText
+        self.dialect = dialect
+        self.errorMode = errorMode
         let env = dialect.environment(errorMode: errorMode, recorder: recorder)
         var compiled: [(CampaignField, LiquidTemplate)] = []
         for field in Self.liquidFields(of: campaign) {
