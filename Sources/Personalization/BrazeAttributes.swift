@@ -30,7 +30,7 @@ public struct BrazeAttributeSyntax: LiquidAttributeSyntax {
     public func expression(namespace: String?, name: String) throws -> LiquidExpression {
         recorder?.record(AttributeReference(namespace: namespace, name: name))
         func path(_ root: String, _ keys: [String], _ text: String) -> LiquidExpression {
-            .variable(VariablePath(root: .name(root), lookups: keys.map { .key($0) }, text: text))
+            .variable(VariablePath(root: .name(PropertyKey(root)), lookups: keys.map { .key(PropertyKey($0)) }, text: text))
         }
         guard let namespace else {
             let field = Self.standardAttributes[name] ?? name

@@ -27,7 +27,7 @@ public struct VariablePath: Sendable {
     /// How the path starts.
     public enum Root: Sendable {
         /// A plain name, `product`.
-        case name(String)
+        case name(PropertyKey)
         /// A bracketed expression, `['product']` or `[name]`: the variable it names.
         case dynamic(LiquidExpression)
         /// The value of an expression itself (a dialect's attribute followed by lookups).
@@ -36,7 +36,7 @@ public struct VariablePath: Sendable {
     /// One step after the root.
     public enum Lookup: Sendable {
         /// `.title` or `['title']`; `size`, `first` and `last` are handled here too.
-        case key(String)
+        case key(PropertyKey)
         /// `[0]`, `[-1]`.
         case index(Int)
         /// `[expression]`.
@@ -57,7 +57,7 @@ public struct VariablePath: Sendable {
     }
 
     /// The root name, when the root is a plain name.
-    public var rootName: String? { if case .name(let n) = root { return n } else { return nil } }
+    public var rootName: String? { if case .name(let n) = root { return n.name } else { return nil } }
 }
 
 /// A comparison operator of `if`, `unless` and `when`.

@@ -10,7 +10,7 @@ enum ArrayFilters {
             case .array(let a): return a.first ?? .nil
             case .range(let lo, let hi): return lo <= hi ? .int(lo) : .nil
             case .string(let s): return s.first.map { .string(String($0)) } ?? .nil
-            case .object(let o): return o.keys.first.map { .array([.string($0), o.values[0]]) } ?? .nil
+            case .object(let o): return o.first.map { .array([.string($0.key), $0.value]) } ?? .nil
             default: return .nil
             }
         },

@@ -136,13 +136,13 @@ public struct MarkupStream {
                 }
             }
             advance()
-            return .variable(try pathRest(root: .name(name), start: start))
+            return .variable(try pathRest(root: .name(PropertyKey(name)), start: start))
         case .lbracket:
             advance()
             let inner = try expression()
             try expect(.rbracket, "']'")
             if case .literal(.string(let s)) = inner {
-                return .variable(try pathRest(root: .name(s), start: start))
+                return .variable(try pathRest(root: .name(PropertyKey(s)), start: start))
             }
             return .variable(try pathRest(root: .dynamic(inner), start: start))
         default:
@@ -170,13 +170,13 @@ public struct MarkupStream {
             if current == .dot {
                 advance()
                 guard let key = identifier() else { throw unexpected("a property name after '.'") }
-                lookups.append(.key(key))
+                lookups.append(.key(PropertyKey(key)))
             } else if current == .lbracket {
                 advance()
                 let inner = try expression()
                 try expect(.rbracket, "']'")
                 switch inner {
-                case .literal(.string(let s)): lookups.append(.key(s))
+                case .literal(.string(let s)): lookups.append(.key(PropertyKey(s)))
                 case .literal(.int(let i)): lookups.append(.index(i))
                 default: lookups.append(.dynamic(inner))
                 }

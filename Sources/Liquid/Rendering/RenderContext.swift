@@ -33,9 +33,9 @@ public final class RenderContext {
     /// The output so far.
     public var output: String
     /// Variables of enclosing `for` loops, `with` bindings and similar, innermost last.
-    var locals: [(name: String, value: LiquidValue)] = []
+    var locals: [(name: PropertyKey, value: LiquidValue)] = []
     /// Variables set by `assign` and `capture`.
-    var globals: [String: LiquidValue] = [:]
+    var globals: [PropertyKey: LiquidValue] = [:]
     /// `increment`/`decrement` counters (the reference keeps them with the render data).
     var counters: [String: LiquidValue] = [:]
     /// The data passed to the render.
@@ -82,26 +82,30 @@ public final class RenderContext {
     // MARK: Variables
 
     /// The value of the variable `name`, searching loop variables, assigns, counters and data.
-    public func variable(_ name: String) -> LiquidValue? {
+    public func variable(_ name: String) -> LiquidValue? { variable(PropertyKey(name)) }
+
+    /// ``variable(_:)`` with a precomputed key.
+    @inline(__always)
+    func variable(_ key: PropertyKey) -> LiquidValue? {
         var i = locals.count - 1
         while i >= 0 {
-            if locals[i].name == name { return locals[i].value }
+            if locals[i].name == key { return locals[i].value }
             i -= 1
         }
-        if !globals.isEmpty, let v = globals[name] { return v }
-        if !counters.isEmpty, let v = counters[name] { return v }
+        if !globals.isEmpty, let v = globals[key] { return v }
+        if !counters.isEmpty, let v = counters[key.name] { return v }
         switch data {
-        case .object(let o): return o[name]
-        case .drop(let d): return d.drop.liquidProperty(name)
+        case .object(let o): return o[key]
+        case .drop(let d): return d.drop.liquidProperty(key.name)
         default: return nil
         }
     }
 
     /// Sets a variable as `assign` does (visible after the enclosing blocks end).
-    public func assign(_ name: String, _ value: LiquidValue) { globals[name] = value }
+    public func assign(_ name: String, _ value: LiquidValue) { globals[PropertyKey(name)] = value }
 
     /// Runs `body` with `name` bound to `value` in a new innermost scope.
-    func pushLocal(_ name: String, _ value: LiquidValue) { locals.append((name, value)) }
+    func pushLocal(_ name: String, _ value: LiquidValue) { locals.append((PropertyKey(name), value)) }
     func popLocal() { locals.removeLast() }
 
     // MARK: Evaluation

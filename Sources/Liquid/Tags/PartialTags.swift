@@ -149,16 +149,16 @@ struct RenderTag: LiquidTag {
                     let item = items[i]
                     reset()
                     forloop.index0 = i
-                    context.globals["forloop"] = .drop(forloop)
-                    for (k, v) in attributes { context.globals[k] = v }
-                    context.globals[alias] = item
+                    context.globals[PropertyKey("forloop")] = .drop(forloop)
+                    for (k, v) in attributes { context.globals[PropertyKey(k)] = v }
+                    context.globals[PropertyKey(alias)] = item
                     try context.renderPartial(partial, name: templateName)
                     try context.step()
                 }
             } else {
                 reset()
-                for (k, v) in attributes { context.globals[k] = v }
-                if !variable.isNil { context.globals[alias] = variable }
+                for (k, v) in attributes { context.globals[PropertyKey(k)] = v }
+                if !variable.isNil { context.globals[PropertyKey(alias)] = variable }
                 try context.renderPartial(partial, name: templateName)
             }
         }

@@ -1,117 +1,119 @@
 /// An insertion-ordered string-keyed map: the value of a Liquid object (a Ruby hash).
 ///
-/// Copies share storage until one of them is changed (copy on write), so passing objects
-/// around a render costs one reference count.
+/// Entries (fingerprint, key, value) live in one contiguous buffer, shared by copies until
+/// one is changed, so a lookup touches one allocation; objects of more than
+/// `linearLimit` keys add a hash index.
 public struct LiquidObject: @unchecked Sendable, Hashable, Sequence {
-    final class Storage {
-        var keys: [String]
-        var values: [LiquidValue]
-        /// Built once there are more than `linearLimit` keys.
-        var index: [String: Int]
+    struct Entry {
+        let fingerprint: UInt64
+        let key: String
+        var value: LiquidValue
+    }
 
-        init(keys: [String] = [], values: [LiquidValue] = [], index: [String: Int] = [:]) {
-            self.keys = keys
-            self.values = values
-            self.index = index
-        }
-
-        func copy() -> Storage { Storage(keys: keys, values: values, index: index) }
-
-        @inline(__always)
-        func position(of key: String) -> Int? {
-            if keys.count <= LiquidObject.linearLimit {
-                var i = 0
-                let n = keys.count
-                while i < n {
-                    if keys[i] == key { return i }
-                    i += 1
-                }
-                return nil
-            }
-            return index[key]
-        }
-
-        func rebuildIndex() {
-            index = [:]
-            guard keys.count > LiquidObject.linearLimit else { return }
-            index.reserveCapacity(keys.count)
-            for (i, k) in keys.enumerated() { index[k] = i }
-        }
+    final class Index {
+        var positions: [String: Int]
+        init(_ positions: [String: Int]) { self.positions = positions }
     }
 
     static let linearLimit = 32
-    var storage: Storage
+    var entries: ContiguousArray<Entry>
+    var index: Index?
 
     /// An empty object.
-    public init() { storage = Storage() }
+    public init() { entries = [] }
 
     /// An object from pairs; a repeated key keeps its first position and last value.
     public init(_ pairs: [(String, LiquidValue)]) {
-        storage = Storage()
-        storage.keys.reserveCapacity(pairs.count)
-        storage.values.reserveCapacity(pairs.count)
+        entries = []
+        entries.reserveCapacity(pairs.count)
         for (k, v) in pairs { self[k] = v }
     }
 
     /// Keys in insertion order.
-    public var keys: [String] { storage.keys }
+    public var keys: [String] { entries.map(\.key) }
     /// Values, parallel to ``keys``.
-    public var values: [LiquidValue] { storage.values }
+    public var values: [LiquidValue] { entries.map(\.value) }
     /// The number of entries.
-    public var count: Int { storage.keys.count }
+    public var count: Int { entries.count }
     /// `true` when there are no entries.
-    public var isEmpty: Bool { storage.keys.isEmpty }
+    public var isEmpty: Bool { entries.isEmpty }
 
-    private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    @inline(__always)
+    func position(of key: PropertyKey) -> Int? {
+        if let index { return index.positions[key.name] }
+        return entries.withUnsafeBufferPointer { buf in
+            let f = key.fingerprint
+            var i = 0
+            while i < buf.count {
+                if buf[i].fingerprint == f && buf[i].key == key.name { return i }
+                i += 1
+            }
+            return nil
+        }
+    }
+
+    /// The value for a key with a precomputed fingerprint.
+    @inline(__always)
+    public subscript(key: PropertyKey) -> LiquidValue? {
+        guard let i = position(of: key) else { return nil }
+        return entries[i].value
     }
 
     /// The value for `key`; assigning `nil` removes the entry.
     public subscript(key: String) -> LiquidValue? {
-        @inline(__always) get {
-            guard let i = storage.position(of: key) else { return nil }
-            return storage.values[i]
-        }
+        get { self[PropertyKey(key)] }
         set {
-            makeUnique()
-            if let i = storage.position(of: key) {
+            let k = PropertyKey(key)
+            if let i = position(of: k) {
                 if let newValue {
-                    storage.values[i] = newValue
+                    entries[i].value = newValue
                 } else {
-                    storage.keys.remove(at: i)
-                    storage.values.remove(at: i)
-                    storage.rebuildIndex()
+                    entries.remove(at: i)
+                    rebuildIndex()
                 }
             } else if let newValue {
-                storage.keys.append(key)
-                storage.values.append(newValue)
-                let n = storage.keys.count
-                if n == LiquidObject.linearLimit + 1 { storage.rebuildIndex() } else if n > LiquidObject.linearLimit { storage.index[key] = n - 1 }
+                entries.append(Entry(fingerprint: k.fingerprint, key: key, value: newValue))
+                if entries.count == LiquidObject.linearLimit + 1 {
+                    rebuildIndex()
+                } else if entries.count > LiquidObject.linearLimit {
+                    if !isKnownUniquelyReferenced(&index!) { index = Index(index!.positions) }
+                    index!.positions[key] = entries.count - 1
+                }
             }
         }
     }
 
+    private mutating func rebuildIndex() {
+        guard entries.count > LiquidObject.linearLimit else { index = nil; return }
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(entries.count)
+        for (i, e) in entries.enumerated() { positions[e.key] = i }
+        index = Index(positions)
+    }
+
+    /// The first entry, if any.
+    public var first: (key: String, value: LiquidValue)? { entries.first.map { ($0.key, $0.value) } }
+
     /// Iterates `(key, value)` pairs in insertion order.
     public func makeIterator() -> some IteratorProtocol<(key: String, value: LiquidValue)> {
         var i = 0
-        let keys = storage.keys, values = storage.values
+        let entries = self.entries
         return AnyIterator {
-            guard i < keys.count else { return nil }
+            guard i < entries.count else { return nil }
             defer { i += 1 }
-            return (key: keys[i], value: values[i])
+            return (key: entries[i].key, value: entries[i].value)
         }
     }
 
     public static func == (lhs: LiquidObject, rhs: LiquidObject) -> Bool {
-        if lhs.storage === rhs.storage { return true }
         guard lhs.count == rhs.count else { return false }
-        for (k, v) in zip(lhs.keys, lhs.values) where rhs[k] != v { return false }
+        for e in lhs.entries where rhs[PropertyKey(e.key)] != e.value { return false }
         return true
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(count)
-        for k in keys.sorted() { hasher.combine(k); hasher.combine(self[k]) }
+        for e in entries.sorted(by: { $0.key < $1.key }) { hasher.combine(e.key); hasher.combine(e.value) }
     }
 }
 

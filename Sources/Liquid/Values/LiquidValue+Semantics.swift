@@ -137,36 +137,39 @@ extension LiquidValue {
 
     /// Reads `key` from this value: object keys, array `size`/`first`/`last`, string `size`,
     /// range `first`/`last`/`size`, drop properties.
+    public func property(_ key: String) -> LiquidValue { property(PropertyKey(key)) }
+
+    /// ``property(_:)`` with a precomputed key.
     @inline(__always)
-    public func property(_ key: String) -> LiquidValue {
+    public func property(_ key: PropertyKey) -> LiquidValue {
         switch self {
         case .object(let o):
             if let v = o[key] { return v }
-            switch key {
+            switch key.name {
             case "size": return .int(o.count)
             case "first":
-                guard let k = o.keys.first else { return .nil }
-                return .array([.string(k), o.values[0]])
+                guard let first = o.first else { return .nil }
+                return .array([.string(first.key), first.value])
             default: return .nil
             }
         case .array(let a):
-            switch key {
+            switch key.name {
             case "size": return .int(a.count)
             case "first": return a.first ?? .nil
             case "last": return a.last ?? .nil
             default: return .nil
             }
         case .string(let s):
-            return key == "size" ? .int(s.count) : .nil
+            return key.name == "size" ? .int(s.count) : .nil
         case .range(let lo, let hi):
-            switch key {
+            switch key.name {
             case "size": return .int(max(0, hi - lo + 1))
             case "first": return .int(lo)
             case "last": return .int(hi)
             default: return .nil
             }
         case .drop(let d):
-            if let v = d.drop.liquidProperty(key) { return v }
+            if let v = d.drop.liquidProperty(key.name) { return v }
             let inner = d.drop.liquidSelf
             return inner.isNil ? .nil : inner.property(key)
         default:

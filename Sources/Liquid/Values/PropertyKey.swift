@@ -1,0 +1,33 @@
+/// A property or variable name with a precomputed fingerprint, so that looking it up in an
+/// object compares one integer per key instead of the key's bytes. Templates compute their
+/// names' fingerprints once, at parse time.
+public struct PropertyKey: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The name.
+    public let name: String
+    /// FNV-1a of the name's UTF-8 bytes.
+    let fingerprint: UInt64
+
+    /// A key for `name`.
+    public init(_ name: String) {
+        self.name = name
+        self.fingerprint = PropertyKey.fingerprint(of: name)
+    }
+
+    /// A key literal.
+    public init(stringLiteral value: String) { self.init(value) }
+
+    public var description: String { name }
+
+    public static func == (a: PropertyKey, b: PropertyKey) -> Bool { a.fingerprint == b.fingerprint && a.name == b.name }
+    public func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
+
+    @inline(__always)
+    static func fingerprint(of name: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in name.utf8 {
+            hash ^= UInt64(b)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+}
