@@ -22,8 +22,9 @@ public protocol LiquidCustomExpression: Sendable {
     func evaluate(_ context: RenderContext) throws -> LiquidValue
 }
 
-/// A variable path resolved at parse time: a root name and a list of lookups.
-public struct VariablePath: Sendable {
+/// A variable path resolved at parse time: a root name and a list of lookups. A class, so
+/// that rendering passes it around by reference.
+public final class VariablePath: Sendable {
     /// How the path starts.
     public enum Root: Sendable {
         /// A plain name, `product`.
@@ -43,11 +44,11 @@ public struct VariablePath: Sendable {
         case dynamic(LiquidExpression)
     }
     /// The root.
-    public var root: Root
+    public let root: Root
     /// The lookups, in order.
-    public var lookups: [Lookup]
+    public let lookups: [Lookup]
     /// The path as written, for error messages.
-    public var text: String
+    public let text: String
 
     /// A path from its parts.
     public init(root: Root, lookups: [Lookup], text: String) {
@@ -78,26 +79,41 @@ public indirect enum Condition: Sendable {
     case or(Condition, Condition)
 }
 
-/// A filter call in an output or tag: `| name: arg, key: value`.
-public struct FilterCall: Sendable {
+/// A filter call in an output or tag: `| name: arg, key: value`. A class, so that rendering
+/// passes it around by reference.
+public final class FilterCall: Sendable {
     /// The filter's name as written.
-    public var name: String
+    public let name: String
     /// The filter, found at parse time; `nil` when no filter has that name (lax mode).
-    public var filter: LiquidFilter?
+    public let filter: LiquidFilter?
     /// Positional arguments.
-    public var arguments: [LiquidExpression]
+    public let arguments: [LiquidExpression]
     /// Keyword arguments, in order.
-    public var keywordArguments: [(String, LiquidExpression)]
+    public let keywordArguments: [(String, LiquidExpression)]
     /// UTF-8 offset in the template source.
-    var offset: Int
+    let offset: Int
+
+    init(name: String, filter: LiquidFilter?, arguments: [LiquidExpression], keywordArguments: [(String, LiquidExpression)], offset: Int) {
+        self.name = name
+        self.filter = filter
+        self.arguments = arguments
+        self.keywordArguments = keywordArguments
+        self.offset = offset
+    }
 }
 
 /// An expression followed by filters: `name | upcase | append: '!'`.
-public struct FilteredExpression: Sendable {
+public final class FilteredExpression: Sendable {
     /// The input expression.
-    public var expression: LiquidExpression
+    public let expression: LiquidExpression
     /// The filters, applied left to right.
-    public var filters: [FilterCall]
+    public let filters: [FilterCall]
+
+    /// An expression with filters.
+    public init(expression: LiquidExpression, filters: [FilterCall]) {
+        self.expression = expression
+        self.filters = filters
+    }
 }
 
 extension LiquidExpression {

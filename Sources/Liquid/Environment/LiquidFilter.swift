@@ -2,7 +2,7 @@
 ///
 /// Filters are registered on a ``LiquidEnvironment``; the parser looks them up once, so a
 /// render never searches for a filter by name.
-public struct LiquidFilter: Sendable {
+public final class LiquidFilter: Sendable {
     /// The function: input, then the evaluated arguments and the render context.
     public typealias Function = @Sendable (LiquidValue, FilterArguments, RenderContext) throws -> LiquidValue
 

@@ -155,10 +155,8 @@ public struct MarkupStream {
         guard current == .dot || current == .lbracket else { return base }
         let rest = try pathRest(root: .name(""), start: start)
         switch base {
-        case .variable(var path):
-            path.lookups += rest.lookups
-            path.text = rest.text
-            return .variable(path)
+        case .variable(let path):
+            return .variable(VariablePath(root: path.root, lookups: path.lookups + rest.lookups, text: rest.text))
         default:
             return .variable(VariablePath(root: .value(base), lookups: rest.lookups, text: rest.text))
         }
@@ -208,24 +206,26 @@ public struct MarkupStream {
                 if lax { break }
                 throw unexpected("a filter name")
             }
-            var call = FilterCall(name: name, filter: environment.filters[name], arguments: [], keywordArguments: [], offset: at)
-            if call.filter == nil { unknownFilters.append(name) }
+            let filter = environment.filters[name]
+            var arguments: [LiquidExpression] = []
+            var keywordArguments: [(String, LiquidExpression)] = []
+            if filter == nil { unknownFilters.append(name) }
             if current == .colon {
                 advance()
                 repeat {
                     if lax && (current == .end || current == .pipe || (nested && current == .closeOutput)) { break }
                     if atKeywordArgument, case .identifier(let key) = current {
                         advance(); advance()
-                        call.keywordArguments.append((key, try expression()))
+                        keywordArguments.append((key, try expression()))
                     } else {
-                        call.arguments.append(try expression())
+                        arguments.append(try expression())
                     }
                 } while accept(.comma)
             }
-            if let filter = call.filter, !lax {
-                try filter.checkArity(call.arguments.count, offset: at)
+            if let filter, !lax {
+                try filter.checkArity(arguments.count, offset: at)
             }
-            calls.append(call)
+            calls.append(FilterCall(name: name, filter: filter, arguments: arguments, keywordArguments: keywordArguments, offset: at))
             if lax {
                 // The reference's lax parser skips anything up to the next '|'.
                 while current != .pipe && current != .end && !(nested && current == .closeOutput) { advance() }
