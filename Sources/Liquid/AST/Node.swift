@@ -95,7 +95,8 @@ struct TextNode: LiquidNode {
     let whitespaceOnly: Bool
     init(_ text: String) {
         self.text = text
-        self.whitespaceOnly = text.allSatisfy(\.isWhitespace)
+        // The reference's blank test is /\A\s*\z/: ASCII whitespace.
+        self.whitespaceOnly = text.utf8.allSatisfy(isSpace)
     }
     func render(_ context: RenderContext) throws { context.output += text }
     var isBlank: Bool { whitespaceOnly }

@@ -136,12 +136,18 @@ struct Tokenizer {
         for i in tokens.indices where tokens[i].kind == .text {
             var text = tokens[i].content
             if i > 0, tokens[i - 1].trimRight, tokens[i - 1].kind != .text {
-                let dropped = text.prefix(while: \.isWhitespace)
-                tokens[i].offset += dropped.utf8.count
-                text = text.dropFirst(dropped.count)
+                let utf8 = text.utf8
+                let start = utf8.firstIndex { !isSpace($0) } ?? utf8.endIndex
+                tokens[i].offset += utf8.distance(from: utf8.startIndex, to: start)
+                text = text[start...]
             }
             if i + 1 < tokens.count, tokens[i + 1].trimLeft {
-                while let last = text.last, last.isWhitespace { text.removeLast() }
+                let utf8 = text.utf8
+                if let last = utf8.lastIndex(where: { !isSpace($0) }) {
+                    text = text[..<utf8.index(after: last)]
+                } else {
+                    text = text[text.endIndex...]
+                }
             }
             tokens[i].content = text
         }
