@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 // Benchmarks live in their own package so that the main package's `swift test` never
-// builds them. Run: `swift run -c release --package-path Benchmarks liquid-bench`.
+// builds them. Run: `Benchmarks/run.sh` (it preloads the malloc counter and builds in release).
 import Foundation
 import PackageDescription
 
@@ -10,11 +10,19 @@ let rootIdentity = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
 let package = Package(
     name: "PushLiquidBenchmarks",
     platforms: [.macOS(.v13)],
-    dependencies: [.package(path: "..")],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+    ],
     targets: [
         .executableTarget(
             name: "liquid-bench",
-            dependencies: [.product(name: "Liquid", package: rootIdentity)],
+            dependencies: [
+                .product(name: "Liquid", package: rootIdentity),
+                .product(name: "Personalization", package: rootIdentity),
+                .product(name: "PushPayload", package: rootIdentity),
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ],
             path: "Sources/LiquidBench"
         ),
     ]

@@ -14,7 +14,7 @@ extension Campaign {
 
     /// Reads a campaign from YAML text; `file` names it in errors.
     public init(yaml: String, file: String) throws {
-        var reader = CampaignReader(file: file)
+        let reader = CampaignReader(file: file)
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: yaml) else {

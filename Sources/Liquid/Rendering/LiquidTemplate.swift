@@ -52,9 +52,12 @@ extension LiquidTemplate {
     ///
     /// Throws a ``LiquidError`` with the template name, line and column of the failing node.
     public func render(_ data: LiquidValue = [:], options: RenderOptions = RenderOptions()) throws -> String {
-        let context = RenderContext(template: storage, options: options, data: data)
+        var context = RenderContextCache.take(template: storage, options: options, data: data)
+        defer { RenderContextCache.give(&context) }
         try render(into: context)
-        return context.output
+        let output = context.output
+        context.output = ""
+        return output
     }
 
     /// Renders with a ready context (used by partials and hosts that pre-fill variables).

@@ -24,12 +24,12 @@ public struct RenderOptions: Sendable {
 /// every call to ``LiquidTemplate/render(_:options:)``; never shared between threads.
 public final class RenderContext {
     /// The template being rendered (its environment and limits).
-    let template: LiquidTemplate.Storage
+    private(set) var template: LiquidTemplate.Storage
     /// The environment the template was parsed with.
     public var environment: LiquidEnvironment { template.environment }
-    let limits: LiquidLimits
+    private(set) var limits: LiquidLimits
     /// This render's options.
-    public let options: RenderOptions
+    public private(set) var options: RenderOptions
     /// The output so far.
     public var output: String
     /// Variables of enclosing `for` loops, `with` bindings and similar, innermost last.
@@ -56,6 +56,28 @@ public final class RenderContext {
 
     /// A loop interruption.
     public enum Interrupt: Sendable { case breakLoop, continueLoop }
+
+    /// Makes the context fresh for another render, keeping its buffers' capacity.
+    func reset(template: LiquidTemplate.Storage, options: RenderOptions, data: LiquidValue) {
+        self.template = template
+        self.limits = template.limits
+        self.options = options
+        self.data = data
+        output = ""
+        if !locals.isEmpty { locals.removeAll(keepingCapacity: true) }
+        if !globals.isEmpty { globals.removeAll(keepingCapacity: true) }
+        if !counters.isEmpty { counters.removeAll(keepingCapacity: true) }
+        interrupt = nil
+        steps = 0
+        if !cycles.isEmpty { cycles.removeAll(keepingCapacity: true) }
+        if !forOffsets.isEmpty { forOffsets.removeAll(keepingCapacity: true) }
+        lastIfchanged = nil
+        if !forStack.isEmpty { forStack.removeAll(keepingCapacity: true) }
+        partialDepth = 0
+        if !trace.isEmpty { trace.removeAll(keepingCapacity: true) }
+        if !registers.isEmpty { registers.removeAll(keepingCapacity: true) }
+        if !warnings.isEmpty { warnings.removeAll(keepingCapacity: true) }
+    }
 
     init(template: LiquidTemplate.Storage, options: RenderOptions, data: LiquidValue) {
         self.template = template
@@ -226,5 +248,38 @@ public final class RenderContext {
         defer { swap(&saved, &output) }
         try render()
         return output
+    }
+}
+
+/// One spare render context per thread, so that a render allocates no context of its own.
+enum RenderContextCache {
+    static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { raw in
+            #if canImport(Glibc)
+            if let raw { Unmanaged<RenderContext>.fromOpaque(raw).release() }
+            #else
+            Unmanaged<RenderContext>.fromOpaque(raw).release()
+            #endif
+        }
+        return key
+    }()
+
+    /// A context for this thread: the spare one, reset, or a new one.
+    static func take(template: LiquidTemplate.Storage, options: RenderOptions, data: LiquidValue) -> RenderContext {
+        if let raw = pthread_getspecific(key) {
+            pthread_setspecific(key, nil)
+            let context = Unmanaged<RenderContext>.fromOpaque(raw).takeRetainedValue()
+            context.reset(template: template, options: options, data: data)
+            return context
+        }
+        return RenderContext(template: template, options: options, data: data)
+    }
+
+    /// Keeps `context` as this thread's spare when nothing else holds it.
+    static func give(_ context: inout RenderContext) {
+        guard isKnownUniquelyReferenced(&context), pthread_getspecific(key) == nil else { return }
+        context.data = .nil
+        pthread_setspecific(key, Unmanaged.passRetained(context).toOpaque())
     }
 }
