@@ -65,12 +65,31 @@ public struct LiquidLimits: Sendable, Equatable {
 /// let text = try template.render(["name": "ana"])
 /// ```
 public struct LiquidEnvironment: Sendable {
+    /// Tags, filters and the other reference-typed parts, shared by copies (copying an
+    /// environment costs one reference count) and copied on write.
+    final class Registry: Sendable {
+        let tags: [String: any LiquidTag]
+        let filters: [String: LiquidFilter]
+        let fileSystem: (any LiquidFileSystem)?
+        let attributeSyntax: (any LiquidAttributeSyntax)?
+        init(tags: [String: any LiquidTag], filters: [String: LiquidFilter], fileSystem: (any LiquidFileSystem)?, attributeSyntax: (any LiquidAttributeSyntax)?) {
+            self.tags = tags
+            self.filters = filters
+            self.fileSystem = fileSystem
+            self.attributeSyntax = attributeSyntax
+        }
+    }
+    private var registry: Registry
+
     /// Tags by name.
-    public private(set) var tags: [String: any LiquidTag]
+    public var tags: [String: any LiquidTag] { registry.tags }
     /// Filters by name.
-    public private(set) var filters: [String: LiquidFilter]
+    public var filters: [String: LiquidFilter] { registry.filters }
     /// Where `include` and `render` find partials.
-    public var fileSystem: (any LiquidFileSystem)?
+    public var fileSystem: (any LiquidFileSystem)? {
+        get { registry.fileSystem }
+        set { registry = Registry(tags: tags, filters: filters, fileSystem: newValue, attributeSyntax: attributeSyntax) }
+    }
     /// The parse mode.
     public var errorMode: LiquidErrorMode
     /// Resource limits.
@@ -80,31 +99,47 @@ public struct LiquidEnvironment: Sendable {
     /// A dialect's `${name}` attribute syntax (Braze's); `nil` in standard Liquid, where
     /// `${` is a syntax error. With it, `{{ ... }}` may also nest inside tag markup and
     /// filter arguments, as the Braze dashboard accepts.
-    public var attributeSyntax: (any LiquidAttributeSyntax)?
+    public var attributeSyntax: (any LiquidAttributeSyntax)? {
+        get { registry.attributeSyntax }
+        set { registry = Registry(tags: tags, filters: filters, fileSystem: fileSystem, attributeSyntax: newValue) }
+    }
 
     /// An environment with every standard tag and filter.
     public init(errorMode: LiquidErrorMode = .lax, fileSystem: (any LiquidFileSystem)? = nil, limits: LiquidLimits = LiquidLimits()) {
-        self.tags = [:]
-        self.filters = [:]
-        self.fileSystem = fileSystem
         self.errorMode = errorMode
         self.limits = limits
-        for tag in StandardTags.all { register(tag) }
-        for filter in StandardFilters.all { register(filter) }
+        self.registry = LiquidEnvironment.standardRegistry(fileSystem: fileSystem)
+    }
+
+    private static let standard: (tags: [String: any LiquidTag], filters: [String: LiquidFilter]) = (
+        Dictionary(StandardTags.all.map { ($0.name, $0) }, uniquingKeysWith: { _, b in b }),
+        Dictionary(StandardFilters.all.map { ($0.name, $0) }, uniquingKeysWith: { _, b in b })
+    )
+
+    private static func standardRegistry(fileSystem: (any LiquidFileSystem)?) -> Registry {
+        Registry(tags: standard.tags, filters: standard.filters, fileSystem: fileSystem, attributeSyntax: nil)
     }
 
     /// An environment with no tags or filters at all.
     public static func empty(errorMode: LiquidErrorMode = .lax) -> LiquidEnvironment {
         var env = LiquidEnvironment(errorMode: errorMode)
-        env.tags = [:]
-        env.filters = [:]
+        env.registry = Registry(tags: [:], filters: [:], fileSystem: nil, attributeSyntax: nil)
         return env
     }
 
     /// Adds or replaces a tag.
-    public mutating func register(_ tag: any LiquidTag) { tags[tag.name] = tag }
+    public mutating func register(_ tag: any LiquidTag) {
+        var t = tags
+        t[tag.name] = tag
+        registry = Registry(tags: t, filters: filters, fileSystem: fileSystem, attributeSyntax: attributeSyntax)
+    }
+
     /// Adds or replaces a filter.
-    public mutating func register(_ filter: LiquidFilter) { filters[filter.name] = filter }
+    public mutating func register(_ filter: LiquidFilter) {
+        var f = filters
+        f[filter.name] = filter
+        registry = Registry(tags: tags, filters: f, fileSystem: fileSystem, attributeSyntax: attributeSyntax)
+    }
 
     /// A copy with another parse mode.
     public func with(errorMode: LiquidErrorMode) -> LiquidEnvironment {
