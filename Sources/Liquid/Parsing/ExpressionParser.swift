@@ -188,10 +188,13 @@ public struct MarkupStream {
     }
 
     func sourceText(from start: Int, to end: Int) -> String {
-        let base = markupOffset
-        let utf8 = Array(markupText.utf8)
-        let a = max(0, min(utf8.count, start - base)), b = max(a, min(utf8.count, end - base))
-        return String(decoding: utf8[a..<b], as: UTF8.self).trimmingTrailingSpaces()
+        let utf8 = markupText.utf8
+        let count = utf8.count
+        let a = max(0, min(count, start - markupOffset)), b = max(a, min(count, end - markupOffset))
+        var e = utf8.index(utf8.startIndex, offsetBy: b)
+        let s = utf8.index(utf8.startIndex, offsetBy: a)
+        while e > s, isSpace(utf8[utf8.index(before: e)]) { e = utf8.index(before: e) }
+        return String(markupText[s..<e])
     }
 
     /// Reads `| filter: args` calls until the markup ends or something else comes.

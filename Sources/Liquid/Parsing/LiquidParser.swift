@@ -184,9 +184,11 @@ public final class LiquidParser {
 }
 
 extension Substring {
+    /// Without leading and trailing ASCII whitespace (Ruby's `strip`).
     func trimmingCharacters() -> String {
-        var s = self.drop(while: \.isWhitespace)
-        while let l = s.last, l.isWhitespace { s.removeLast() }
-        return String(s)
+        let u = utf8
+        guard let first = u.firstIndex(where: { !isSpace($0) }), let last = u.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first..<u.index(after: last)])
     }
 }
+
