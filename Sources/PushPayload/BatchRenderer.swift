@@ -30,9 +30,13 @@ public struct BatchRenderer: Sendable {
 
     /// Counts of one batch.
     public struct Summary: Sendable, Equatable {
+        /// Lines rendered.
         public var rendered = 0
+        /// Lines whose message aborted.
         public var aborted = 0
+        /// Lines that failed (malformed or errors).
         public var failed = 0
+        /// All lines.
         public var lines: Int { rendered + aborted + failed }
         /// Counts.
         public init(rendered: Int = 0, aborted: Int = 0, failed: Int = 0) {

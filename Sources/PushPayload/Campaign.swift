@@ -41,6 +41,7 @@ public struct CampaignField: Sendable {
     public var source: String
     /// Where the value starts in the file (1-based; columns in Unicode scalars).
     public var line: Int
+    /// Column of the value (1-based, Unicode scalars).
     public var column: Int
     /// How the YAML scalar was written, to map positions inside it to the file.
     public var style: ScalarStyle
@@ -89,13 +90,19 @@ public enum InterruptionLevel: String, Sendable, CaseIterable {
 
 /// `ios:` options.
 public struct IOSOptions: Sendable {
+    /// `aps.category`: selects the notification content extension.
     public var category: String?
+    /// `aps.sound`.
     public var sound: String?
     /// Liquid; must render to an integer.
     public var badge: CampaignField?
+    /// `aps.thread-id`: groups notifications.
     public var threadID: String?
+    /// `aps.interruption-level`.
     public var interruptionLevel: InterruptionLevel?
+    /// `aps.mutable-content: 1` (also set by an image).
     public var mutableContent = false
+    /// `aps.content-available: 1`.
     public var contentAvailable = false
     /// Liquid.
     public var imageURL: CampaignField?
@@ -105,6 +112,7 @@ public struct IOSOptions: Sendable {
 
 /// `android:` options.
 public struct AndroidOptions: Sendable {
+    /// The notification channel (`ab_nc`).
     public var channelID: String?
     /// -2 to 2.
     public var priority: Int?
@@ -120,7 +128,9 @@ public struct AndroidOptions: Sendable {
 /// context is given: `api_trigger_properties`, `canvas_entry_properties`, `event_properties`,
 /// `context`, and `now`.
 public struct PreviewData: Sendable {
+    /// Namespaces of the render context document (`api_trigger_properties`...).
     public var properties: [String: LiquidValue] = [:]
+    /// The send time for previews.
     public var now: Date?
 }
 
@@ -133,6 +143,7 @@ public struct CampaignError: Error, Sendable, Equatable, CustomStringConvertible
     /// What is wrong.
     public var message: String
 
+    /// An error in `file` at `location`.
     public init(file: String, location: SourceLocation?, message: String) {
         self.file = file
         self.location = location

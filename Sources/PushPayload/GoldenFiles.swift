@@ -29,11 +29,17 @@ public struct GoldenFiles: Sendable {
 
     /// One golden file's expected and actual text.
     public struct Entry: Sendable {
+        /// The campaign's name.
         public var campaign: String
+        /// The profile file's name without extension.
         public var profile: String
+        /// The golden file.
         public var path: URL
+        /// What rendering gives now.
         public var actual: String
+        /// The committed file's text, if it exists.
         public var expected: String?
+        /// Whether they agree.
         public var matches: Bool { actual == expected }
     }
 

@@ -18,6 +18,7 @@ public struct AnalyticsEntry: Sendable, Equatable {
 
     /// The entry's id (its file name in the store, sortable by time).
     public var id: String
+    /// What it records.
     public var kind: Kind
     /// Event or attribute name.
     public var name: String

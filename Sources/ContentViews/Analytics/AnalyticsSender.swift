@@ -93,11 +93,14 @@ public final class HTTPAnalyticsTransport: AnalyticsTransport, @unchecked Sendab
 /// pending, and removes the entries only after the server confirms (2xx). A failure keeps
 /// everything for the next launch.
 public struct AnalyticsSender: Sendable {
+    /// Where entries wait.
     public let store: AnalyticsStore
+    /// How they are posted.
     public let transport: any AnalyticsTransport
     /// The app's signed-in user, for entries the extension could not identify.
     public var appUser: UserIdentifier?
 
+    /// A sender for `store` over `transport`.
     public init(store: AnalyticsStore, transport: any AnalyticsTransport, appUser: UserIdentifier? = nil) {
         self.store = store
         self.transport = transport

@@ -6,8 +6,11 @@ import Liquid
 public struct MatchGameModel: Sendable {
     /// A card.
     public struct Card: Sendable, Equatable {
+        /// The symbol shown when face up.
         public let symbol: String
+        /// Turned over.
         public var isFaceUp = false
+        /// Paired with its twin.
         public var isMatched = false
     }
 
