@@ -43,10 +43,13 @@ enum DateFilter {
             return nil
         case .int(let i): return zoned(Date(timeIntervalSince1970: TimeInterval(i)), in: options.timeZone)
         case .string(let raw):
-            let s = raw.trimmingCharacters()
+            let s = raw.utf8.first.map(isSpace) == true || raw.utf8.last.map(isSpace) == true ? raw.trimmingCharacters() : raw
             if s.isEmpty { return nil }
-            let lower = s.lowercased()
-            if lower == "now" || lower == "today" { return zoned(options.now(), in: options.timeZone) }
+            let n = s.utf8.count
+            if n == 3 || n == 5 {
+                let lower = s.lowercased()
+                if lower == "now" || lower == "today" { return zoned(options.now(), in: options.timeZone) }
+            }
             if s.utf8.allSatisfy(isDigit), let i = Int(s) {
                 return zoned(Date(timeIntervalSince1970: TimeInterval(i)), in: options.timeZone)
             }
@@ -70,23 +73,34 @@ enum DateFilter {
         let nanos = time.nanoseconds
 
         var out = ""
-        let chars = Array(format)
-        var i = 0
-        while i < chars.count {
-            let ch = chars[i]
-            guard ch == "%" && i + 1 < chars.count else { out.append(ch); i += 1; continue }
-            var j = i + 1
-            var flags: Set<Character> = []
-            while j < chars.count, "-_0^#".contains(chars[j]) { flags.insert(chars[j]); j += 1 }
+        // Directives are ASCII: walk the UTF-8 bytes and copy literal runs whole.
+        let u = format.utf8
+        func text(_ a: String.Index, _ b: String.Index) -> Substring { format[a..<b] }
+        var i = u.startIndex
+        while i < u.endIndex {
+            let next = u.index(after: i)
+            guard u[i] == UInt8(ascii: "%") && next < u.endIndex else {
+                var j = next
+                while j < u.endIndex && u[j] != UInt8(ascii: "%") { j = u.index(after: j) }
+                out += text(i, j)
+                i = j
+                continue
+            }
+            var j = next
+            var flags = StrftimeFlags()
+            while j < u.endIndex, u[j] == 0x2D || u[j] == 0x5F || u[j] == 0x30 || u[j] == 0x5E || u[j] == 0x23 {
+                flags.insert(Character(UnicodeScalar(u[j])))
+                j = u.index(after: j)
+            }
             var width: Int?
-            while j < chars.count, let d = chars[j].wholeNumberValue, chars[j].isASCII {
-                width = (width ?? 0) * 10 + d
-                j += 1
+            while j < u.endIndex, isDigit(u[j]) {
+                width = (width ?? 0) * 10 + Int(u[j] - 48)
+                j = u.index(after: j)
             }
             var colons = 0
-            while j < chars.count, chars[j] == ":" { colons += 1; j += 1 }
-            guard j < chars.count else { out += String(chars[i..<j]); break }
-            let conv = chars[j]
+            while j < u.endIndex, u[j] == UInt8(ascii: ":") { colons += 1; j = u.index(after: j) }
+            guard j < u.endIndex else { out += text(i, j); break }
+            let conv = Character(UnicodeScalar(u[j]))
 
             func num(_ v: Int, _ w: Int, _ pad: Character = "0") -> String {
                 let padChar: Character = flags.contains("_") ? " " : (flags.contains("0") ? "0" : pad)
@@ -160,10 +174,10 @@ enum DateFilter {
             case "n": piece = "\n"
             case "t": piece = "\t"
             case "%": piece = "%"
-            default: piece = String(chars[i...j])
+            default: piece = String(text(i, u.index(after: j)))
             }
             out += piece
-            i = j + 1
+            i = u.index(after: j)
         }
         return out
     }
@@ -212,6 +226,24 @@ func fastISO8601(_ s: String) -> ZonedTime? {
     let local = Civil.days(year: y, month: mo, day: d) * 86_400 + h * 3600 + mi * 60 + se
     return ZonedTime(date: Date(timeIntervalSince1970: TimeInterval(local - offset)), offsetSeconds: offset,
                      zoneName: utc ? "UTC" : "", zone: nil, nanoseconds: nanos)
+}
+
+/// strftime flags (`-_0^#`) without a `Set` allocation.
+struct StrftimeFlags {
+    private var bits: UInt8 = 0
+    private static func bit(_ c: Character) -> UInt8 {
+        switch c {
+        case "-": return 1
+        case "_": return 2
+        case "0": return 4
+        case "^": return 8
+        case "#": return 16
+        default: return 0
+        }
+    }
+    mutating func insert(_ c: Character) { bits |= Self.bit(c) }
+    func contains(_ c: Character) -> Bool { bits & Self.bit(c) != 0 }
+    var isEmpty: Bool { bits == 0 }
 }
 
 func daysInMonth(_ y: Int, _ m: Int) -> Int {

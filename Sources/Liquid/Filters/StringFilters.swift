@@ -126,20 +126,35 @@ func rubySplit(_ s: String, _ sep: String) -> [String] {
     return parts
 }
 
+/// CGI.escapeHTML: `& < > " '` as entities; a string without them is returned as is.
 func htmlEscape(_ s: String) -> String {
-    var out = ""
-    out.reserveCapacity(s.utf8.count)
-    for ch in s.unicodeScalars {
-        switch ch {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&#39;"
-        default: out.unicodeScalars.append(ch)
+    if !s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) { return s }
+    var s = s
+    return s.withUTF8 { bytes in
+        var out = ""
+        var runStart = 0
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let rep: String
+            switch bytes[i] {
+            case UInt8(ascii: "&"): rep = "&amp;"
+            case UInt8(ascii: "<"): rep = "&lt;"
+            case UInt8(ascii: ">"): rep = "&gt;"
+            case UInt8(ascii: "\""): rep = "&quot;"
+            case UInt8(ascii: "'"): rep = "&#39;"
+            default: i += 1; continue
+            }
+            if out.isEmpty { out.reserveCapacity(n + 16) }
+            if i > runStart { out += String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<i]), as: UTF8.self) }
+            out += rep
+            i += 1
+            runStart = i
         }
+        if runStart == 0 { return String(decoding: bytes, as: UTF8.self) }
+        if n > runStart { out += String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<n]), as: UTF8.self) }
+        return out
     }
-    return out
 }
 
 /// Escapes like `escape` but leaves existing entities (`&amp;`, `&#39;`) alone; as in the
