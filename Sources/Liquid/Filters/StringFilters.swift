@@ -3,9 +3,10 @@ import Foundation
 /// String filters.
 enum StringFilters {
     static let all: [LiquidFilter] = [
-        string("downcase") { $0.lowercased() },
-        string("upcase") { $0.uppercased() },
+        string("downcase") { asciiCase($0, upper: false) ?? $0.lowercased() },
+        string("upcase") { asciiCase($0, upper: true) ?? $0.uppercased() },
         string("capitalize") { s in
+            if let ascii = asciiCapitalize(s) { return ascii }
             guard let first = s.first else { return s }
             return String(first).uppercased() + s.dropFirst().lowercased()
         },
@@ -49,6 +50,8 @@ enum StringFilters {
             let s = input.rubyString
             let length = args.has(0) ? try toInteger(args[0]) : 50
             let ellipsis = args.has(1) ? args[1].rubyString : "..."
+            // Short strings are returned whole without counting characters one by one.
+            if s.utf8.count <= length { return .string(s) }
             let chars = Array(s)
             if chars.count <= length { return .string(s) }
             let keep = max(0, length - ellipsis.count)
@@ -100,6 +103,31 @@ enum StringFilters {
     static func stringArg(_ name: String, _ n: ClosedRange<Int>, _ f: @escaping @Sendable (String, FilterArguments) throws -> String) -> LiquidFilter {
         LiquidFilter(name, arguments: n) { input, args, _ in .string(try f(input.rubyString, args)) }
     }
+}
+
+/// Upper- or lower-cases an ASCII string byte by byte; `nil` when it has other characters
+/// (Unicode case mapping applies then). An unchanged string is returned as is.
+func asciiCase(_ s: String, upper: Bool) -> String? {
+    var changed = false
+    for b in s.utf8 {
+        if b >= 0x80 { return nil }
+        if upper ? (b >= 0x61 && b <= 0x7A) : (b >= 0x41 && b <= 0x5A) { changed = true }
+    }
+    guard changed else { return s }
+    return String(decoding: s.utf8.map { b in
+        upper ? (b >= 0x61 && b <= 0x7A ? b - 32 : b) : (b >= 0x41 && b <= 0x5A ? b + 32 : b)
+    }, as: UTF8.self)
+}
+
+/// `capitalize` for an ASCII string; `nil` otherwise.
+func asciiCapitalize(_ s: String) -> String? {
+    guard s.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+    var first = true
+    return String(decoding: s.utf8.map { b -> UInt8 in
+        defer { first = false }
+        if first { return b >= 0x61 && b <= 0x7A ? b - 32 : b }
+        return b >= 0x41 && b <= 0x5A ? b + 32 : b
+    }, as: UTF8.self)
 }
 
 /// Ruby's `slice(start, length)` on an array: negative start from the end; `nil` when out of range.
