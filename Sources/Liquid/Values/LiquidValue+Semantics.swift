@@ -15,7 +15,14 @@ extension LiquidValue {
         switch self {
         case .nil, .bool(false): return true
         case .bool(true), .int, .double, .range: return false
-        case .string(let s): return s.allSatisfy(\.isWhitespace)
+        case .string(let s):
+            // Rails: /\A[[:space:]]*\z/. ASCII bytes first; other text by scalar properties.
+            var ascii = true
+            for b in s.utf8 {
+                if b >= 0x80 { ascii = false; break }
+                if !isSpace(b) { return false }
+            }
+            return ascii || s.unicodeScalars.allSatisfy(\.properties.isWhitespace)
         case .array(let a): return a.isEmpty
         case .object(let o): return o.isEmpty
         case .drop(let d):
