@@ -10,12 +10,7 @@
 require 'json'
 require 'liquid'
 
-class Object; def blank?; respond_to?(:empty?) ? !!empty? : !self; end; end
-class String; def blank?; strip.empty?; end; end
-class NilClass; def blank?; true; end; end
-class FalseClass; def blank?; true; end; end
-class TrueClass; def blank?; false; end; end
-class Numeric; def blank?; false; end; end
+require_relative '../../scripts/reference/rails_blank'
 
 templates_path, contexts_path, mode = ARGV[0], ARGV[1], (ARGV[2] || 'render')
 spec = JSON.parse(File.read(templates_path))

@@ -79,14 +79,8 @@ let t0 = Date(timeIntervalSince1970: 1_795_341_600)  // 2026-11-22T10:00:00Z
 /// Writers in other processes: concurrent writers, and writers killed mid-write.
 @Suite(.serialized) struct AnalyticsDurabilityTests {
     static var writer: URL {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<4 {
-            let c = dir.appendingPathComponent("analytics-writer")
-            if FileManager.default.isExecutableFile(atPath: c.path) { return c }
-            dir = dir.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".build/debug/analytics-writer")
+        BuiltProducts.url("analytics-writer", repositoryRoot: URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
     }
 
     /// Runs the writer; returns the entry numbers it reported committed, and its exit status.

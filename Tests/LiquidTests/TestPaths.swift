@@ -1,4 +1,5 @@
 import Foundation
+import LiquidTestSupport
 
 /// Paths the tests read: the repository root and `../shared` beside it.
 enum TestPaths {
@@ -12,15 +13,7 @@ enum TestPaths {
     static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
 
     /// The built `pushliquid` binary, beside the test bundle.
-    static var pushliquidBinary: URL {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("pushliquid")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            dir = dir.deletingLastPathComponent()
-        }
-        return repositoryRoot.appendingPathComponent(".build/debug/pushliquid")
-    }
+    static var pushliquidBinary: URL { BuiltProducts.url("pushliquid", repositoryRoot: repositoryRoot) }
 }
 
 /// Renders `source` with `data`; test shorthand.

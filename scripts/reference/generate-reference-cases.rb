@@ -12,12 +12,7 @@ require 'json'
 require 'liquid'
 ENV['TZ'] = 'UTC'
 
-class Object; def blank?; respond_to?(:empty?) ? !!empty? : !self; end; end
-class String; def blank?; strip.empty?; end; end
-class NilClass; def blank?; true; end; end
-class FalseClass; def blank?; true; end; end
-class TrueClass; def blank?; false; end; end
-class Numeric; def blank?; false; end; end
+require_relative 'rails_blank'
 
 input = JSON.parse(File.read(ARGV.fetch(0)))
 tests = input.fetch('tests').map do |t|

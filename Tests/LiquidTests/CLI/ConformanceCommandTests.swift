@@ -1,23 +1,10 @@
 import Foundation
+import LiquidTestSupport
 import Testing
 
 /// Runs the built `pushliquid` binary.
 func runPushliquid(_ arguments: [String], stdin: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = TestPaths.pushliquidBinary
-    process.arguments = arguments
-    process.currentDirectoryURL = TestPaths.repositoryRoot
-    let out = Pipe(), err = Pipe(), inp = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = inp
-    try process.run()
-    if let stdin { inp.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try inp.fileHandleForWriting.close()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    try BuiltProducts.run(TestPaths.pushliquidBinary, arguments, in: TestPaths.repositoryRoot, stdin: stdin)
 }
 
 @Suite struct ConformanceCommandTests {
