@@ -114,20 +114,27 @@ func asciiCase(_ s: String, upper: Bool) -> String? {
         if upper ? (b >= 0x61 && b <= 0x7A) : (b >= 0x41 && b <= 0x5A) { changed = true }
     }
     guard changed else { return s }
-    return String(decoding: s.utf8.map { b in
-        upper ? (b >= 0x61 && b <= 0x7A ? b - 32 : b) : (b >= 0x41 && b <= 0x5A ? b + 32 : b)
-    }, as: UTF8.self)
+    return String(unsafeUninitializedCapacity: s.utf8.count) { buffer in
+        var i = 0
+        for b in s.utf8 {
+            buffer[i] = upper ? (b >= 0x61 && b <= 0x7A ? b - 32 : b) : (b >= 0x41 && b <= 0x5A ? b + 32 : b)
+            i += 1
+        }
+        return i
+    }
 }
 
 /// `capitalize` for an ASCII string; `nil` otherwise.
 func asciiCapitalize(_ s: String) -> String? {
     guard s.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-    var first = true
-    return String(decoding: s.utf8.map { b -> UInt8 in
-        defer { first = false }
-        if first { return b >= 0x61 && b <= 0x7A ? b - 32 : b }
-        return b >= 0x41 && b <= 0x5A ? b + 32 : b
-    }, as: UTF8.self)
+    return String(unsafeUninitializedCapacity: s.utf8.count) { buffer in
+        var i = 0
+        for b in s.utf8 {
+            buffer[i] = i == 0 ? (b >= 0x61 && b <= 0x7A ? b - 32 : b) : (b >= 0x41 && b <= 0x5A ? b + 32 : b)
+            i += 1
+        }
+        return i
+    }
 }
 
 /// Ruby's `slice(start, length)` on an array: negative start from the end; `nil` when out of range.
