@@ -93,11 +93,12 @@ public struct BatchRenderer: Sendable {
         var summary = Summary()
         var number = 0
         var chunk: [String] = []
+        var numbers: [Int] = []
         chunk.reserveCapacity(chunkSize)
         func flush() {
             guard !chunk.isEmpty else { return }
-            let base = number - chunk.count
             let lines = chunk
+            let lineNumbers = numbers
             let results = UnsafeMutableBufferPointer<(text: String, status: String)>.allocate(capacity: lines.count)
             results.initialize(repeating: ("", ""))
             defer { results.deinitialize(); results.deallocate() }
@@ -110,7 +111,7 @@ public struct BatchRenderer: Sendable {
             DispatchQueue.concurrentPerform(iterations: workerCount) { w in
                 let copy = renderer.workers[w]
                 for i in (w * per)..<min(lines.count, (w + 1) * per) {
-                    slots[i] = renderer.renderLine(Substring(lines[i]), number: base + i + 1, with: copy)
+                    slots[i] = renderer.renderLine(Substring(lines[i]), number: lineNumbers[i], with: copy)
                 }
             }
             var text = ""
@@ -125,12 +126,15 @@ public struct BatchRenderer: Sendable {
             }
             write(text)
             chunk.removeAll(keepingCapacity: true)
+            numbers.removeAll(keepingCapacity: true)
             progress(summary)
         }
+        // Lines keep their input line numbers; blank lines are skipped.
         while let line = nextLine() {
-            if line.isEmpty { continue }
             number += 1
+            if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
             chunk.append(line)
+            numbers.append(number)
             if chunk.count >= chunkSize { flush() }
         }
         flush()

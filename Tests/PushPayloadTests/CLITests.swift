@@ -64,6 +64,7 @@ import Testing
         let input = [
             #"{"profile": {"external_id": "a", "first_name": "ana", "custom_attributes": {"completed_session_count": 1, "total_session_count": 4}}, "api_trigger_properties": {"next_session_name": "X", "next_session_complete_date": "2026-01-02"}}"#,
             "garbage",
+            "",
             #"{"profile": {"external_id": "c"}}"#,
         ].joined(separator: "\n") + "\n"
         let r = try runPushliquid(["batch", "learning-progress"], stdin: input)
@@ -73,6 +74,7 @@ import Testing
         #expect(lines[0]?.property("status") == "rendered" && lines[0]?.property("external_id") == "a")
         #expect(lines[1]?.property("status") == "failed" && lines[1]?.property("line") == 2)
         #expect(lines[2]?.property("status") == "aborted" && lines[2]?.property("reason") == "no course in progress")
+        #expect(lines[2]?.property("line") == 4, "line numbers follow the input, blank lines included")
         #expect(r.stderr.contains("batch: 3 lines: 1 rendered, 1 aborted, 1 failed"))
         #expect(r.stderr.contains("field renders/s"))
     }
