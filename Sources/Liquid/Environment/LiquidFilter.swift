@@ -41,26 +41,52 @@ public final class LiquidFilter: Sendable {
     }
 }
 
-/// The evaluated arguments of one filter call.
+/// The evaluated arguments of one filter call. Up to two positional arguments are stored
+/// inline, so most filter calls allocate nothing for their arguments.
 public struct FilterArguments: Sendable {
-    /// Positional arguments.
-    public var positional: [LiquidValue]
+    private var first: LiquidValue = .nil
+    private var second: LiquidValue = .nil
+    private var more: [LiquidValue] = []
+    /// The number of positional arguments.
+    public private(set) var count = 0
     /// Keyword arguments in the order written.
     public var keywords: [(String, LiquidValue)]
 
     /// Arguments from their parts.
     public init(_ positional: [LiquidValue] = [], keywords: [(String, LiquidValue)] = []) {
-        self.positional = positional
         self.keywords = keywords
+        for v in positional { append(v) }
+    }
+
+    /// Adds a positional argument.
+    public mutating func append(_ value: LiquidValue) {
+        switch count {
+        case 0: first = value
+        case 1: second = value
+        default: more.append(value)
+        }
+        count += 1
+    }
+
+    /// Positional arguments, in order.
+    public var positional: [LiquidValue] {
+        var all: [LiquidValue] = []
+        for i in 0..<count { all.append(self[i]) }
+        return all
     }
 
     /// The positional argument at `index`, or `nil` when absent.
     @inline(__always) public subscript(index: Int) -> LiquidValue {
-        index < positional.count ? positional[index] : .nil
+        switch index {
+        case _ where index >= count || index < 0: return .nil
+        case 0: return first
+        case 1: return second
+        default: return more[index - 2]
+        }
     }
 
     /// `true` when there is a positional argument at `index`.
-    public func has(_ index: Int) -> Bool { index < positional.count }
+    public func has(_ index: Int) -> Bool { index < count }
 
     /// The keyword argument `name`, when given.
     public func keyword(_ name: String) -> LiquidValue? {

@@ -201,10 +201,7 @@ public final class RenderContext {
         do {
             try filter.checkArity(call.arguments.count, offset: call.offset)
             var args = FilterArguments()
-            if !call.arguments.isEmpty {
-                args.positional.reserveCapacity(call.arguments.count)
-                for a in call.arguments { args.positional.append(try evaluate(a)) }
-            }
+            for a in call.arguments { args.append(try evaluate(a)) }
             for (k, e) in call.keywordArguments { args.keywords.append((k, try evaluate(e))) }
             return try filter(value.resolved, args, self)
         } catch let reason as LiquidError.Reason {
