@@ -9,11 +9,14 @@ struct IfTag: LiquidTag {
         let isBlank: Bool
 
         func render(_ context: RenderContext) throws {
-            for (index, (condition, body)) in branches.enumerated() {
-                guard let condition else { try body.render(context); return }
-                var truth = try context.evaluate(condition)
-                if index == 0 && negateFirst { truth.toggle() }
-                if truth { try body.render(context); return }
+            // In place: no copies of the branches' bodies.
+            try branches.withUnsafeBufferPointer { buf in
+                for index in buf.indices {
+                    guard let condition = buf[index].0 else { try buf[index].1.render(context); return }
+                    var truth = try context.evaluate(condition)
+                    if index == 0 && negateFirst { truth.toggle() }
+                    if truth { try buf[index].1.render(context); return }
+                }
             }
         }
     }
