@@ -180,9 +180,39 @@ public struct JSONValueParser {
 extension LiquidValue {
     /// Serializes as JSON (object keys in order; floats as Ruby prints them).
     public var jsonString: String {
-        var out = ""
-        writeJSON(to: &out)
-        return out
+        // Bytes first, one String at the end: no temporary strings per key or value.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        writeJSONBytes(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    func writeJSONBytes(to out: inout [UInt8]) {
+        switch self {
+        case .nil: out += [0x6E, 0x75, 0x6C, 0x6C]
+        case .bool(let b): out += b ? Array("true".utf8) : Array("false".utf8)
+        case .int(let i): out += String(i).utf8
+        case .double(let d): out += (d.isFinite ? rubyFloatString(d) : "null").utf8
+        case .string(let s): writeJSONStringBytes(s, to: &out)
+        case .array(let a):
+            out.append(0x5B)
+            for (n, e) in a.enumerated() {
+                if n > 0 { out.append(0x2C) }
+                e.writeJSONBytes(to: &out)
+            }
+            out.append(0x5D)
+        case .object(let o):
+            out.append(0x7B)
+            for (n, e) in o.entries.enumerated() {
+                if n > 0 { out.append(0x2C) }
+                writeJSONStringBytes(e.key, to: &out)
+                out.append(0x3A)
+                e.value.writeJSONBytes(to: &out)
+            }
+            out.append(0x7D)
+        case .range(let lo, let hi): out += "\"\(lo)..\(hi)\"".utf8
+        case .drop(let d): d.drop.liquidSelf.writeJSONBytes(to: &out)
+        }
     }
 
     /// Serializes as indented JSON (two spaces, keys in order, a newline at the end of
@@ -215,65 +245,41 @@ extension LiquidValue {
             }
             out += closePad + "}"
         case .drop(let d): d.drop.liquidSelf.writePrettyJSON(to: &out, indent: indent)
-        default: writeJSON(to: &out)
+        default: out += jsonString
         }
     }
 
-    func writeJSON(to out: inout String) {
-        switch self {
-        case .nil: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
-        case .double(let d): out += d.isFinite ? rubyFloatString(d) : "null"
-        case .string(let s): writeJSONString(s, to: &out)
-        case .array(let a):
-            out += "["
-            for (n, e) in a.enumerated() {
-                if n > 0 { out += "," }
-                e.writeJSON(to: &out)
-            }
-            out += "]"
-        case .object(let o):
-            out += "{"
-            for (n, pair) in o.enumerated() {
-                if n > 0 { out += "," }
-                writeJSONString(pair.key, to: &out)
-                out += ":"
-                pair.value.writeJSON(to: &out)
-            }
-            out += "}"
-        case .range(let lo, let hi): out += "\"\(lo)..\(hi)\""
-        case .drop(let d): d.drop.liquidSelf.writeJSON(to: &out)
-        }
-    }
 }
 
 func writeJSONString(_ s: String, to out: inout String) {
-    out += "\""
+    var bytes: [UInt8] = []
+    writeJSONStringBytes(s, to: &bytes)
+    out += String(decoding: bytes, as: UTF8.self)
+}
+
+func writeJSONStringBytes(_ s: String, to out: inout [UInt8]) {
+    out.append(0x22)
     var s = s
     s.withUTF8 { bytes in
         var runStart = 0
         var i = 0
         let n = bytes.count
-        func flush(_ end: Int) {
-            if end > runStart { out += String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<end]), as: UTF8.self) }
-        }
         while i < n {
             let b = bytes[i]
             if b >= 0x20 && b != 0x22 && b != 0x5C { i += 1; continue }
-            flush(i)
+            if i > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
             switch b {
-            case 0x22: out += "\\\""
-            case 0x5C: out += "\\\\"
-            case 0x0A: out += "\\n"
-            case 0x0D: out += "\\r"
-            case 0x09: out += "\\t"
-            default: out += "\\u" + String(b, radix: 16).leftPadded(to: 4)
+            case 0x22: out += [0x5C, 0x22]
+            case 0x5C: out += [0x5C, 0x5C]
+            case 0x0A: out += [0x5C, 0x6E]
+            case 0x0D: out += [0x5C, 0x72]
+            case 0x09: out += [0x5C, 0x74]
+            default: out += ("\\u" + String(b, radix: 16).leftPadded(to: 4)).utf8
             }
             i += 1
             runStart = i
         }
-        flush(n)
+        if n > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
     }
-    out += "\""
+    out.append(0x22)
 }
