@@ -189,7 +189,11 @@ enum DateFilter {
 /// render's time zone.
 /// `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`, the common case, without the general parser.
 func fastISO8601(_ s: String) -> ZonedTime? {
-    let b = Array(s.utf8)
+    var s = s
+    return s.withUTF8 { fastISO8601(bytes: $0) }
+}
+
+func fastISO8601(bytes b: UnsafeBufferPointer<UInt8>) -> ZonedTime? {
     guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 32, b[13] == 58, b[16] == 58 else { return nil }
     func num(_ a: Int, _ n: Int) -> Int? {
         var v = 0
