@@ -15,6 +15,15 @@ import Testing
         #expect(r.stdout.contains("4 of 6 sessions · next: Canvas Flows · due"))
     }
 
+    @Test func previewAnswersConnectedContentOffline() throws {
+        let r = try runPushliquid(["preview", "coffee-punch-card"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("Today: Pastel de nata"))
+        // A URL the fixtures do not have inserts nothing; the template's default shows.
+        let other = try runPushliquid(["preview", "coffee-punch-card", "--profile", "Profiles/eun-ji.json"])
+        #expect(other.stdout.contains("Today: our house blend."))
+    }
+
     @Test func previewShowsCaptureAndGameViews() throws {
         let capture = try runPushliquid(["preview", "information-capture"])
         #expect(capture.stdout.contains("E-mail: [ana@example.com] ✓"))
