@@ -56,6 +56,7 @@ struct MarkupLexer {
     /// Tokens with their source offsets; the last is `.end`.
     func tokenize() throws -> [(MarkupToken, Int)] {
         var out: [(MarkupToken, Int)] = []
+        out.reserveCapacity(bytes.count / 3 + 2)
         var i = 0
         let n = bytes.count
         while i < n {

@@ -31,6 +31,7 @@ struct Tokenizer {
 
     func tokenize() throws -> [Token] {
         var tokens: [Token] = []
+        tokens.reserveCapacity(source.utf8.count / 16 + 4)
         let utf8 = source.utf8
         let bytes = Array(utf8)
         let n = bytes.count
