@@ -1,5 +1,6 @@
 import Foundation
 import Liquid
+import Personalization
 import Yams
 
 extension Campaign {
@@ -192,7 +193,7 @@ struct CampaignReader {
                 for (k, _, pv) in try mapping(v, "preview", allowed: Self.previewKeys) {
                     if k == "now" {
                         let s = try string(pv, "preview.now")
-                        guard let d = parseISO8601Date(s) else { throw error(pv, "preview.now must be an ISO 8601 time, got '\(s)'") }
+                        guard let d = parseISO8601(s) else { throw error(pv, "preview.now must be an ISO 8601 time, got '\(s)'") }
                         preview.now = d
                     } else {
                         let val = try value(pv)
@@ -210,4 +211,3 @@ struct CampaignReader {
     }
 }
 
-func parseISO8601Date(_ text: String) -> Date? { LiquidTime.parseISO8601(text) }

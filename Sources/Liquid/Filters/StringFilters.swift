@@ -230,17 +230,28 @@ func htmlEscapeOnce(_ s: String) -> String {
 
 /// `CGI.escape`: unreserved characters kept, space as `+`, everything else `%XX`.
 func urlEncode(_ s: String) -> String {
-    var out = ""
+    percentEncode(s, keeping: unreservedURLBytes, spaceAsPlus: true)
+}
+
+/// RFC 3986's unreserved characters: letters, digits, `-_.~`.
+public let unreservedURLBytes = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~".utf8)
+
+/// Percent-encodes every UTF-8 byte of `s` not in `keeping` as `%XX` (a space as `+` when
+/// `spaceAsPlus`): the encoder behind `url_encode` and dialects' URL filters.
+public func percentEncode(_ s: String, keeping: Set<UInt8>, spaceAsPlus: Bool = false) -> String {
+    let hex = Array("0123456789ABCDEF".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(s.utf8.count)
     for b in s.utf8 {
-        switch b {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-            out.unicodeScalars.append(UnicodeScalar(b))
-        case UInt8(ascii: " "): out += "+"
-        default: out += "%" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
+        if keeping.contains(b) {
+            out.append(b)
+        } else if b == 0x20 && spaceAsPlus {
+            out.append(UInt8(ascii: "+"))
+        } else {
+            out += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 0x0F)]]
         }
     }
-    return out
+    return String(decoding: out, as: UTF8.self)
 }
 
 /// `CGI.unescape`: `+` as space, `%XX` decoded.

@@ -18,8 +18,8 @@ enum BrazeFilters {
             }
         },
         LiquidFilter("as_json_string") { input, _, _ in .string(input.jsonString) },
-        LiquidFilter("url_escape") { input, _, _ in .string(percentEscape(input.renderedString, keeping: urlSafe)) },
-        LiquidFilter("url_param_escape") { input, _, _ in .string(percentEscape(input.renderedString, keeping: paramSafe)) },
+        LiquidFilter("url_escape") { input, _, _ in .string(percentEncode(input.renderedString, keeping: urlSafe)) },
+        LiquidFilter("url_param_escape") { input, _, _ in .string(percentEncode(input.renderedString, keeping: unreservedURLBytes)) },
         LiquidFilter("number_with_delimiter", arguments: 0...1) { input, args, _ in
             .string(numberWithDelimiter(input, delimiter: args.has(0) ? args[0].renderedString : ","))
         },
@@ -80,19 +80,6 @@ enum BrazeFilters {
 
     /// Characters `url_escape` keeps: those allowed somewhere in a URL (Ruby's `URI.escape`).
     static let urlSafe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.!~*'();/?:@&=+$,[]#".utf8)
-    /// Characters `url_param_escape` keeps: the unreserved ones (`&`, `=`, `/` are escaped).
-    static let paramSafe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~".utf8)
-
-    static func percentEscape(_ s: String, keeping safe: Set<UInt8>) -> String {
-        var out = ""
-        for b in s.utf8 {
-            if safe.contains(b) { out.unicodeScalars.append(UnicodeScalar(b)) } else {
-                out += "%" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return out
-    }
-
     /// Rails' `number_with_delimiter`: `1234567.891` → `1,234,567.891`; non-numbers unchanged.
     static func numberWithDelimiter(_ input: LiquidValue, delimiter: String) -> String {
         let text: String
@@ -138,13 +125,8 @@ enum BrazeFilters {
         var cents = Decimal()
         var scaled = magnitude * 100
         NSDecimalRound(&cents, &scaled, 0, .plain)
-        let digits = cents.description.leftPadded(to: 3)
+        let text = cents.description
+        let digits = String(repeating: "0", count: max(0, 3 - text.count)) + text
         return (negative ? "-" : "") + digits.dropLast(2) + "." + digits.suffix(2)
-    }
-}
-
-extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
