@@ -317,11 +317,3 @@ func rubyStringToInt(_ s: String) -> Int {
     }
     return result * sign
 }
-
-extension String {
-    func trimmingTrailingSpaces() -> String {
-        var s = Substring(self)
-        while let l = s.last, l.isWhitespace { s.removeLast() }
-        return String(s)
-    }
-}

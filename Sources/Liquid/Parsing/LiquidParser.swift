@@ -192,3 +192,7 @@ extension Substring {
     }
 }
 
+extension String {
+    /// Without leading and trailing ASCII whitespace (Ruby's `strip`).
+    func trimmingCharacters() -> String { Substring(self).trimmingCharacters() }
+}

@@ -216,27 +216,8 @@ public final class RenderContext {
         case .and(let a, let b): return try evaluate(a) && evaluate(b)
         case .or(let a, let b): return try evaluate(a) || evaluate(b)
         case .comparison(let l, let op, let r):
-            // `x == blank`, `x != empty`...: test the value directly.
-            if (op == .equal || op == .notEqual) && !(Self.isMethodLiteral(l) && Self.isMethodLiteral(r)) {
-                var test: Bool?
-                switch r {
-                case .blank: test = try evaluate(l).isBlank
-                case .empty: test = try evaluate(l).isEmptyCollection ?? false
-                default: break
-                }
-                if case .blank = l, test == nil, !Self.isMethodLiteral(r) { test = try evaluate(r).isBlank }
-                if case .empty = l, test == nil, !Self.isMethodLiteral(r) { test = try evaluate(r).isEmptyCollection ?? false }
-                if let test { return op == .equal ? test : !test }
-            }
             let left = try evaluate(l), right = try evaluate(r)
             return try compare(left, op, right)
-        }
-    }
-
-    static func isMethodLiteral(_ e: LiquidExpression) -> Bool {
-        switch e {
-        case .blank, .empty: return true
-        default: return false
         }
     }
 

@@ -99,10 +99,6 @@ func loopInteger(_ value: LiquidValue) throws -> Int? {
     }
 }
 
-extension String {
-    func trimmingCharacters() -> String { Substring(self).trimmingCharacters() }
-}
-
 /// Loop parameters shared by `for` and `tablerow`.
 struct LoopParameters: Sendable {
     var variable = ""
