@@ -70,15 +70,14 @@ public struct CompiledCampaign: Sendable {
             doc.set("campaign", .object(campaign.campaignInfo))
         }
         let options = doc.renderOptions()
-        var rendered: [String: String] = [:]
         var renderedFields: [RenderedCampaignField] = []
+        renderedFields.reserveCapacity(fields.count)
         for (field, template) in fields {
             if platform == .android && (field.name == "subtitle" || field.name.hasPrefix("ios.")) { continue }
             if platform == .ios && field.name.hasPrefix("android.") { continue }
             do {
                 switch try template.renderMessage(doc, options: options) {
                 case .rendered(let text):
-                    rendered[field.name] = text
                     renderedFields.append(RenderedCampaignField(name: field.name, key: field.key, text: text))
                 case .aborted(let reason):
                     return .aborted(reason: reason, field: field.name)
@@ -93,7 +92,7 @@ public struct CompiledCampaign: Sendable {
             }
         }
         do {
-            let payload = try build(platform: platform, rendered: rendered, fields: renderedFields)
+            let payload = try build(platform: platform, fields: renderedFields)
             let bytes = payload.byteCount
             if bytes > platform.sizeLimit {
                 let largest = renderedFields.sorted { $0.text.utf8.count > $1.text.utf8.count }.prefix(3)
@@ -115,15 +114,17 @@ public struct CompiledCampaign: Sendable {
         }
     }
 
-    func build(platform: Platform, rendered: [String: String], fields: [RenderedCampaignField]) throws -> PushPayload {
+    func build(platform: Platform, fields: [RenderedCampaignField]) throws -> PushPayload {
         let kvFields = fields.filter { $0.name.hasPrefix("key_value_pairs.") }
-        func nonEmpty(_ name: String) -> String? { rendered[name].flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 } }
+        // A handful of fields: a scan beats hashing names into a dictionary.
+        func text(_ name: String) -> String? { fields.first { $0.name == name }?.text }
+        func nonEmpty(_ name: String) -> String? { text(name).flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 } }
         switch platform {
         case .ios:
             var alert = LiquidObject()
-            alert["title"] = .string(rendered["title"] ?? "")
-            if let s = rendered["subtitle"], campaign.subtitle != nil { alert["subtitle"] = .string(s) }
-            alert["body"] = .string(rendered["body"] ?? "")
+            alert["title"] = .string(text("title") ?? "")
+            if let s = text("subtitle"), campaign.subtitle != nil { alert["subtitle"] = .string(s) }
+            alert["body"] = .string(text("body") ?? "")
             var aps = LiquidObject()
             aps["alert"] = .object(alert)
             let o = campaign.ios
@@ -155,8 +156,8 @@ public struct CompiledCampaign: Sendable {
             for f in kvFields { extra[f.key] = try keyValue(f) }
             var root = LiquidObject()
             root["_ab"] = "true"
-            root["t"] = .string(rendered["title"] ?? "")
-            root["a"] = .string(rendered["body"] ?? "")
+            root["t"] = .string(text("title") ?? "")
+            root["a"] = .string(text("body") ?? "")
             root["extra"] = .string(LiquidValue.object(extra).jsonString)
             let o = campaign.android
             if let link = nonEmpty("android.deep_link") { root["uri"] = .string(link) }

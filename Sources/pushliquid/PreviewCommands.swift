@@ -75,8 +75,8 @@ enum PreviewPrinter {
             let width = min(60, max(30, card.map(\.count).max() ?? 0))
             lines.append("┌" + String(repeating: "─", count: width + 2) + "┐")
             for (i, text) in card.enumerated() {
-                for chunk in wrap(text, width) {
-                    lines.append("│ " + chunk + String(repeating: " ", count: max(0, width - chunk.count)) + " │" + (i == 0 && chunk == wrap(text, width).first ? "  title" : ""))
+                for (n, chunk) in wrap(text, width).enumerated() {
+                    lines.append("│ " + chunk + String(repeating: " ", count: max(0, width - chunk.count)) + " │" + (i == 0 && n == 0 ? "  title" : ""))
                 }
             }
             lines.append("└" + String(repeating: "─", count: width + 2) + "┘")
