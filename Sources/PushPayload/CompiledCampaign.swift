@@ -19,14 +19,17 @@ public struct CompiledCampaign: Sendable {
     }
 
     /// Compiles every field with `dialect`. A Liquid syntax error is a ``CampaignError`` at
-    /// its line and column in the campaign file.
-    public init(_ campaign: Campaign, dialect: BrazeDialect, fileText: String? = nil, errorMode: LiquidErrorMode = .lax, recorder: AttributeRecorder? = nil) throws {
+    /// its line and column in the campaign file. With `recordAttributes`, the `${...}`
+    /// attributes each field reads are kept in ``attributes``.
+    public init(_ campaign: Campaign, dialect: BrazeDialect, fileText: String? = nil, errorMode: LiquidErrorMode = .lax, recordAttributes: Bool = false) throws {
         self.campaign = campaign
         self.fileText = fileText
         self.dialect = dialect
         self.errorMode = errorMode
+        let recorder = recordAttributes ? AttributeRecorder() : nil
         let env = dialect.environment(errorMode: errorMode, recorder: recorder)
         var compiled: [(CampaignField, LiquidTemplate)] = []
+        var attributes: [(field: String, reads: [AttributeReference])] = []
         for field in Self.liquidFields(of: campaign) {
             do {
                 compiled.append((field, try env.parse(field.source, name: field.name)))
@@ -34,12 +37,31 @@ public struct CompiledCampaign: Sendable {
                 throw CampaignError(file: campaign.file, location: error.location.map { field.fileLocation(of: $0, fileText: fileText) },
                                     message: "in \(field.name): \(error.message)")
             }
+            if let recorder { attributes.append((field.name, recorder.take())) }
         }
         self.fields = compiled
+        self.attributes = attributes
     }
 
     /// The compiled templates by field name (for `pushliquid check`).
     public var templates: [(name: String, template: LiquidTemplate)] { fields.map { ($0.field.name, $0.template) } }
+
+    /// The attributes each field reads, in field order (compiled with `recordAttributes`).
+    public let attributes: [(field: String, reads: [AttributeReference])]
+
+    /// Profile attributes the campaign reads that no profile in `profiles` has a value for.
+    public func attributesMissing(from profiles: [LiquidValue]) -> [AttributeReference] {
+        var seen: [AttributeReference] = []
+        for (_, reads) in attributes { for a in reads where !seen.contains(a) { seen.append(a) } }
+        return seen.filter { attr in
+            guard let path = attr.profilePath else { return false }
+            return !profiles.contains { profile in
+                var v = profile
+                for k in path { v = v.property(k) }
+                return !v.isNil
+            }
+        }
+    }
 
     static func liquidFields(of c: Campaign) -> [CampaignField] {
         var all = [c.title]

@@ -40,37 +40,28 @@ extension PushLiquidCommand {
             var errors = 0
             for url in urls {
                 let text = try readText(url.path)
-                let recorder = AttributeRecorder()
                 let compiled: CompiledCampaign
                 do {
                     let campaign = try Campaign(yaml: text, file: url.relativePath)
-                    compiled = try CompiledCampaign(campaign, dialect: dialect, fileText: text, recorder: recorder)
+                    compiled = try CompiledCampaign(campaign, dialect: dialect, fileText: text, recordAttributes: true)
                 } catch let error as CampaignError {
                     print(error.description)
                     errors += 1
                     continue
                 }
                 print("\(url.relativePath): \(compiled.campaign.name)")
-                // Attributes per field.
+                for (name, reads) in compiled.attributes where !reads.isEmpty {
+                    print("  \(name) reads: \(reads.map(\.description).joined(separator: ", "))")
+                }
                 for (name, template) in compiled.templates {
-                    let probe = AttributeRecorder()
-                    _ = try? dialect.environment(recorder: probe).parse(template.source)
-                    let attrs = probe.take()
-                    if !attrs.isEmpty { print("  \(name) reads: \(attrs.map(\.description).joined(separator: ", "))") }
                     for filter in template.unknownFilters {
                         print("  error: \(name): unknown filter '\(filter)'")
                         errors += 1
                     }
                 }
                 if !profileValues.isEmpty {
-                    for attr in recorder.take() {
-                        guard let path = attr.profilePath else { continue }
-                        let present = profileValues.contains { _, p in
-                            var v = p
-                            for k in path { v = v.property(k) }
-                            return !v.isNil
-                        }
-                        if !present { print("  warning: \(attr) is missing from every profile in \(profiles)/") }
+                    for attr in compiled.attributesMissing(from: profileValues.map(\.1)) {
+                        print("  warning: \(attr) is missing from every profile in \(profiles)/")
                     }
                 }
             }
