@@ -10,6 +10,19 @@ public struct MessageTemplate: Sendable {
         public var name: String
         /// Its template.
         public var template: LiquidTemplate
+        /// A field from an already compiled template.
+        public init(name: String, template: LiquidTemplate) {
+            self.name = name
+            self.template = template
+        }
+    }
+
+    /// A render error, with the field it happened in.
+    public struct FieldError: Error, Sendable {
+        /// The field's name.
+        public var field: String
+        /// The error.
+        public var error: LiquidError
     }
 
     /// The fields, in order.
@@ -21,6 +34,9 @@ public struct MessageTemplate: Sendable {
             Field(name: field.name, template: try environment.parse(field.source, name: field.name))
         }
     }
+
+    /// A message of already compiled fields.
+    public init(fields: [Field]) { self.fields = fields }
 
     /// What rendering a message gives.
     public enum Result: Sendable, Equatable {
@@ -43,13 +59,20 @@ public struct MessageTemplate: Sendable {
         }
     }
 
-    /// Renders every field against `document`, each in its own render.
+    /// Renders every field against `document`, each in its own render. A failing field
+    /// throws ``FieldError``.
     public func render(_ document: RenderContextDocument, options: RenderOptions? = nil) throws -> Result {
         let options = options ?? document.renderOptions()
         var out: [RenderedField] = []
         out.reserveCapacity(fields.count)
         for field in fields {
-            switch try field.template.renderMessage(document, options: options) {
+            let result: MessageRenderResult
+            do {
+                result = try field.template.renderMessage(document, options: options)
+            } catch let error as LiquidError {
+                throw FieldError(field: field.name, error: error)
+            }
+            switch result {
             case .rendered(let text): out.append(RenderedField(name: field.name, text: text))
             case .aborted(let reason): return .aborted(field: field.name, reason: reason)
             }

@@ -41,6 +41,24 @@ public struct CompiledCampaign: Sendable {
         }
         self.fields = compiled
         self.attributes = attributes
+        func message(for platform: Platform) -> (MessageTemplate, [CampaignField]) {
+            let own = compiled.filter { Self.applies($0.0, to: platform) }
+            return (MessageTemplate(fields: own.map { .init(name: $0.0.name, template: $0.1) }), own.map(\.0))
+        }
+        self.ios = message(for: .ios)
+        self.android = message(for: .android)
+    }
+
+    /// Each platform's message and the campaign fields behind its fields, in order.
+    let ios: (message: MessageTemplate, fields: [CampaignField])
+    let android: (message: MessageTemplate, fields: [CampaignField])
+
+    /// Whether a field is rendered for `platform` (`subtitle` and `ios.*` are iOS only).
+    static func applies(_ field: CampaignField, to platform: Platform) -> Bool {
+        switch platform {
+        case .ios: return !field.name.hasPrefix("android.")
+        case .android: return field.name != "subtitle" && !field.name.hasPrefix("ios.")
+        }
     }
 
     /// The compiled templates by field name (for `pushliquid check`).
@@ -91,27 +109,28 @@ public struct CompiledCampaign: Sendable {
         if case .object(let o) = doc.value, o["campaign"] == nil, !campaign.campaignInfo.isEmpty {
             doc.set("campaign", .object(campaign.campaignInfo))
         }
-        let options = doc.renderOptions()
+        let (message, messageFields) = platform == .ios ? ios : android
         var renderedFields: [RenderedCampaignField] = []
-        renderedFields.reserveCapacity(fields.count)
-        for (field, template) in fields {
-            if platform == .android && (field.name == "subtitle" || field.name.hasPrefix("ios.")) { continue }
-            if platform == .ios && field.name.hasPrefix("android.") { continue }
-            do {
-                switch try template.renderMessage(doc, options: options) {
-                case .rendered(let text):
-                    renderedFields.append(RenderedCampaignField(name: field.name, key: field.key, text: text))
-                case .aborted(let reason):
-                    return .aborted(reason: reason, field: field.name)
+        do {
+            switch try message.render(doc) {
+            case .aborted(let field, let reason):
+                return .aborted(reason: reason, field: field)
+            case .rendered(let texts):
+                renderedFields.reserveCapacity(texts.count)
+                for (text, field) in zip(texts, messageFields) {
+                    renderedFields.append(RenderedCampaignField(name: field.name, key: field.key, text: text.text))
                 }
-            } catch let error as LiquidError {
-                let location = error.location.map { field.fileLocation(of: $0, fileText: fileText) }
-                var message = error.message
-                if !error.trace.isEmpty { message += " (in \(error.trace.joined(separator: " > ")))" }
-                return .failed(.liquid(field: field.name, file: campaign.file, location: error.templateName == field.name ? location : nil, message: message))
-            } catch {
-                return .failed(.liquid(field: field.name, file: campaign.file, location: nil, message: "\(error)"))
             }
+        } catch let failure as MessageTemplate.FieldError {
+            let error = failure.error
+            let field = fields.first { $0.field.name == failure.field }!.field
+            // Positions inside a content block are the block's own, not the campaign file's.
+            let location = error.templateName == field.name ? error.location.map { field.fileLocation(of: $0, fileText: fileText) } : nil
+            var message = error.message
+            if !error.trace.isEmpty { message += " (in \(error.trace.joined(separator: " > ")))" }
+            return .failed(.liquid(field: field.name, file: campaign.file, location: location, message: message))
+        } catch {
+            return .failed(.liquid(field: "", file: campaign.file, location: nil, message: "\(error)"))
         }
         do {
             let payload = try build(platform: platform, fields: renderedFields)
