@@ -51,7 +51,6 @@ func rubyInspectString(_ s: String) -> String {
         case "\n": out += "\\n"
         case "\t": out += "\\t"
         case "\r": out += "\\r"
-        case "#": out += "#"
         default:
             if ch.value < 0x20 { out += "\\x" + String(ch.value, radix: 16, uppercase: true).leftPadded(to: 2) } else { out.unicodeScalars.append(ch) }
         }
