@@ -58,3 +58,15 @@ extension LiquidTemplate {
         }
     }
 }
+
+extension RenderSession {
+    /// Renders `template` in this session; an abort is a result, not an error (see
+    /// ``LiquidTemplate/renderMessage(_:options:)``).
+    public func renderMessage(_ template: LiquidTemplate) throws -> MessageRenderResult {
+        do {
+            return .rendered(try render(template))
+        } catch let abort as MessageAborted {
+            return .aborted(reason: abort.reason)
+        }
+    }
+}

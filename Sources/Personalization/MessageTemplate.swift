@@ -63,20 +63,22 @@ public struct MessageTemplate: Sendable {
     /// throws ``FieldError``.
     public func render(_ document: RenderContextDocument, options: RenderOptions? = nil) throws -> Result {
         let options = options ?? document.renderOptions()
-        var out: [RenderedField] = []
-        out.reserveCapacity(fields.count)
-        for field in fields {
-            let result: MessageRenderResult
-            do {
-                result = try field.template.renderMessage(document, options: options)
-            } catch let error as LiquidError {
-                throw FieldError(field: field.name, error: error)
+        return try LiquidTemplate.withSession(document.value, options: options) { session in
+            var out: [RenderedField] = []
+            out.reserveCapacity(fields.count)
+            for field in fields {
+                let result: MessageRenderResult
+                do {
+                    result = try session.renderMessage(field.template)
+                } catch let error as LiquidError {
+                    throw FieldError(field: field.name, error: error)
+                }
+                switch result {
+                case .rendered(let text): out.append(RenderedField(name: field.name, text: text))
+                case .aborted(let reason): return .aborted(field: field.name, reason: reason)
+                }
             }
-            switch result {
-            case .rendered(let text): out.append(RenderedField(name: field.name, text: text))
-            case .aborted(let reason): return .aborted(field: field.name, reason: reason)
-            }
+            return .rendered(out)
         }
-        return .rendered(out)
     }
 }

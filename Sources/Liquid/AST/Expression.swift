@@ -49,12 +49,19 @@ public final class VariablePath: Sendable {
     public let lookups: [Lookup]
     /// The path as written, for error messages.
     public let text: String
+    /// The root name and every lookup, when the path is only names (`profile.first_name`):
+    /// the render's fast path.
+    let names: [PropertyKey]?
 
     /// A path from its parts.
     public init(root: Root, lookups: [Lookup], text: String) {
         self.root = root
         self.lookups = lookups
         self.text = text
+        var names: [PropertyKey] = []
+        if case .name(let n) = root { names.append(n) }
+        for l in lookups { if case .key(let k) = l { names.append(k) } }
+        self.names = names.count == lookups.count + 1 ? names : nil
     }
 
     /// The root name, when the root is a plain name.

@@ -69,22 +69,21 @@ public struct Body: Sendable {
     /// checking the output limit.
     @inline(__always)
     public func render(_ context: RenderContext) throws {
-        try nodes.withUnsafeBufferPointer { buf in
-            var i = 0
-            let count = buf.count
-            while i < count {
-                do {
-                    try buf[i].render(context)
-                } catch var error as LiquidError {
-                    if error.offset == nil && error.location == nil { error.offset = offsets[i] }
-                    throw error
-                } catch let reason as LiquidError.Reason {
-                    throw LiquidError(reason, offset: offsets[i])
-                }
-                if context.interrupt != nil { return }
-                try context.step()
-                i += 1
+        // Indexing the array itself (not a buffer pointer, not for-in) lets the compiler call
+        // each node in place instead of copying its existential first.
+        var i = 0
+        while i < nodes.count {
+            do {
+                try nodes[i].render(context)
+            } catch var error as LiquidError {
+                if error.offset == nil && error.location == nil { error.offset = offsets[i] }
+                throw error
+            } catch let reason as LiquidError.Reason {
+                throw LiquidError(reason, offset: offsets[i])
             }
+            if context.interrupt != nil { return }
+            try context.step()
+            i += 1
         }
     }
 }

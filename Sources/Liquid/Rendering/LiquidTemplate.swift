@@ -55,9 +55,21 @@ extension LiquidTemplate {
         var context = RenderContextCache.take(template: storage, options: options, data: data)
         defer { RenderContextCache.give(&context) }
         try render(into: context)
-        let output = context.output
-        context.output = ""
+        var output = ""
+        swap(&output, &context.output)
         return output
+    }
+
+    /// Runs `body` with a ``RenderSession`` over `data` and `options`, for rendering several
+    /// templates (the fields of one message) against the same data.
+    ///
+    /// Each ``RenderSession/render(_:)`` is a separate render, exactly as
+    /// ``render(_:options:)`` would make it: variables, counters and cycles of one template are
+    /// not seen by the next. The session only saves setting up the same data and options again.
+    public static func withSession<R>(_ data: LiquidValue, options: RenderOptions = RenderOptions(), _ body: (RenderSession) throws -> R) rethrows -> R {
+        var context = RenderContextCache.take(template: nil, options: options, data: data)
+        defer { RenderContextCache.give(&context) }
+        return try body(RenderSession(context: context))
     }
 
     /// Renders with a ready context (used by partials and hosts that pre-fill variables).
@@ -76,6 +88,24 @@ extension LiquidTemplate {
 
     /// Makes a render context for `data`, to fill before ``render(into:)``.
     public func makeContext(_ data: LiquidValue = [:], options: RenderOptions = RenderOptions()) -> RenderContext {
-        RenderContext(template: storage, options: options, data: data)
+        let context = RenderContext(template: storage, options: options, data: data)
+        context.keepAlive = storage
+        return context
+    }
+}
+
+/// Renders several templates against the same data and options; see
+/// ``LiquidTemplate/withSession(_:options:_:)``. Use it only inside that call's closure.
+public struct RenderSession {
+    let context: RenderContext
+
+    /// Renders `template` (a separate render: nothing of the previous one remains) and
+    /// returns its output. Throws ``LiquidError`` as ``LiquidTemplate/render(_:options:)`` does.
+    public func render(_ template: LiquidTemplate) throws -> String {
+        context.begin(template.storage)
+        try template.render(into: context)
+        var output = ""
+        swap(&output, &context.output)
+        return output
     }
 }

@@ -23,10 +23,14 @@ public struct RenderOptions: Sendable {
 /// The state of one render: variables, output buffer, counters and limits. Made fresh for
 /// every call to ``LiquidTemplate/render(_:options:)``; never shared between threads.
 public final class RenderContext {
-    /// The template being rendered (its environment and limits).
-    private(set) var template: LiquidTemplate.Storage
+    /// The template being rendered (its environment and limits). Unowned: whoever starts a
+    /// render holds the template until it returns, and nothing reads this between renders.
+    private(set) unowned(unsafe) var template: LiquidTemplate.Storage
     /// The environment the template was parsed with.
     public var environment: LiquidEnvironment { template.environment }
+    /// Holds the template of a context made by ``LiquidTemplate/makeContext(_:options:)``,
+    /// which may outlive the caller's reference.
+    var keepAlive: AnyObject?
     private(set) var limits: LiquidLimits
     /// This render's options.
     public private(set) var options: RenderOptions
@@ -59,11 +63,18 @@ public final class RenderContext {
 
     /// Makes the context fresh for another render, keeping its buffers' capacity.
     func reset(template: LiquidTemplate.Storage, options: RenderOptions, data: LiquidValue) {
-        self.template = template
-        self.limits = template.limits
         self.options = options
         self.data = data
-        output = ""
+        begin(template)
+    }
+
+    /// Makes the context fresh for rendering `template` with the same data and options: no
+    /// variable, counter, cycle or warning of the previous render remains.
+    @inline(__always)
+    func begin(_ template: LiquidTemplate.Storage) {
+        self.template = template
+        self.limits = template.limits
+        if !output.isEmpty { output = "" }
         if !locals.isEmpty { locals.removeAll(keepingCapacity: true) }
         if !globals.isEmpty { globals.removeAll(keepingCapacity: true) }
         if !counters.isEmpty { counters.removeAll(keepingCapacity: true) }
@@ -149,37 +160,76 @@ public final class RenderContext {
 
     /// Resolves a variable path.
     public func resolve(_ path: VariablePath) throws -> LiquidValue {
-        var value: LiquidValue
         switch path.root {
         case .name(let name):
+            if locals.isEmpty && globals.isEmpty && counters.isEmpty {
+                if let names = path.names, !options.strictVariables {
+                    return RenderContext.descend(data, names, 0)
+                }
+                // The common case: a path into the render data. `walk` borrows every level
+                // on the way down and copies only the value it ends at.
+                return try resolveInData(data, name, path)
+            }
             guard let v = variable(name) else {
                 if options.strictVariables { throw LiquidError.Reason.undefinedVariable(path.text) }
                 return .nil
             }
-            value = v
+            return try walk(v, path, 0)
         case .dynamic(let e):
             let key = try evaluate(e)
             guard let v = variable(key.renderedString) else {
                 if options.strictVariables { throw LiquidError.Reason.undefinedVariable(path.text) }
                 return .nil
             }
-            value = v
+            return try walk(v, path, 0)
         case .value(let e):
-            value = try evaluate(e)
+            return try walk(try evaluate(e), path, 0)
         }
-        for lookup in path.lookups {
-            switch lookup {
-            case .key(let k):
-                let next = value.property(k)
-                if next.isNil && options.strictVariables, case .object(let o) = value, o[k] == nil {
-                    throw LiquidError.Reason.undefinedVariable(path.text)
-                }
-                value = next
-            case .index(let i): value = value.element(.int(i))
-            case .dynamic(let e): value = value.element(try evaluate(e))
+    }
+
+    /// Follows `names` from `index` on into `value`: each level borrowed, only the result copied.
+    static func descend(_ value: borrowing LiquidValue, _ names: borrowing [PropertyKey], _ index: Int) -> LiquidValue {
+        if index == names.count { return copy value }
+        switch value {
+        case .object(let o):
+            if let p = o.position(of: names[index]) { return descend(o.entries[p].value, names, index + 1) }
+        default: break
+        }
+        return descend((copy value).property(names[index]), names, index + 1)
+    }
+
+    private func resolveInData(_ data: LiquidValue, _ name: PropertyKey, _ path: VariablePath) throws -> LiquidValue {
+        switch data {
+        case .object(let o):
+            if let p = o.position(of: name) { return try walk(o.entries[p].value, path, 0) }
+        case .drop(let d):
+            if let v = d.drop.liquidProperty(name.name) { return try walk(v, path, 0) }
+        default: break
+        }
+        if options.strictVariables { throw LiquidError.Reason.undefinedVariable(path.text) }
+        return .nil
+    }
+
+    /// Applies `path`'s lookups from `index` on to `value`. Recursive, so that each level is
+    /// borrowed from the one above rather than copied.
+    private func walk(_ value: LiquidValue, _ path: VariablePath, _ index: Int) throws -> LiquidValue {
+        if index == path.lookups.count { return value }
+        switch path.lookups[index] {
+        case .key(let k):
+            if case .object(let o) = value {
+                if let p = o.position(of: k) { return try walk(o.entries[p].value, path, index + 1) }
+                if options.strictVariables, value.property(k).isNil { throw LiquidError.Reason.undefinedVariable(path.text) }
             }
+            return try walk(value.property(k), path, index + 1)
+        case .index(let i):
+            if case .array(let a) = value {
+                let j = i < 0 ? i + a.count : i
+                return j >= 0 && j < a.count ? try walk(a[j], path, index + 1) : .nil
+            }
+            return try walk(value.element(.int(i)), path, index + 1)
+        case .dynamic(let e):
+            return try walk(value.element(try evaluate(e)), path, index + 1)
         }
-        return value
     }
 
     /// Evaluates an expression and applies its filters.
@@ -263,15 +313,19 @@ enum RenderContextCache {
     }()
 
     /// A context for this thread: the spare one, reset, or a new one.
-    static func take(template: LiquidTemplate.Storage, options: RenderOptions, data: LiquidValue) -> RenderContext {
+    /// With no `template`, the caller calls ``RenderContext/begin(_:)`` before rendering.
+    static func take(template: LiquidTemplate.Storage?, options: RenderOptions, data: LiquidValue) -> RenderContext {
         if let raw = pthread_getspecific(key) {
             pthread_setspecific(key, nil)
             let context = Unmanaged<RenderContext>.fromOpaque(raw).takeRetainedValue()
-            context.reset(template: template, options: options, data: data)
+            context.reset(template: template ?? placeholder, options: options, data: data)
             return context
         }
-        return RenderContext(template: template, options: options, data: data)
+        return RenderContext(template: template ?? placeholder, options: options, data: data)
     }
+
+    /// The template a session's context refers to until its first render.
+    static let placeholder = LiquidTemplate(root: Body(), source: "", name: nil, environment: LiquidEnvironment(), warnings: []).storage
 
     /// Keeps `context` as this thread's spare when nothing else holds it.
     static func give(_ context: inout RenderContext) {

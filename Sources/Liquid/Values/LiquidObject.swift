@@ -40,7 +40,7 @@ public struct LiquidObject: @unchecked Sendable, Hashable, Sequence {
 
     @inline(__always)
     func position(of key: PropertyKey) -> Int? {
-        if let index { return index.positions[key.name] }
+        if index != nil { return indexedPosition(of: key) }
         return entries.withUnsafeBufferPointer { buf in
             let f = key.fingerprint
             var i = 0
@@ -51,6 +51,9 @@ public struct LiquidObject: @unchecked Sendable, Hashable, Sequence {
             return nil
         }
     }
+
+    @inline(never)
+    func indexedPosition(of key: PropertyKey) -> Int? { index!.positions[key.name] }
 
     /// The value for a key with a precomputed fingerprint.
     @inline(__always)
