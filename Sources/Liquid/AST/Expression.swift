@@ -1,11 +1,11 @@
 /// A compiled expression: a literal, a variable path, a range or a `blank`/`empty` literal.
-public indirect enum LiquidExpression: Sendable {
+public enum LiquidExpression: Sendable {
     /// A constant.
     case literal(LiquidValue)
     /// A variable path such as `product.tags[0]`.
     case variable(VariablePath)
     /// `(start..end)` with non-constant ends.
-    case range(LiquidExpression, LiquidExpression)
+    indirect case range(LiquidExpression, LiquidExpression)
     /// The `blank` literal.
     case blank
     /// The `empty` literal.
@@ -13,7 +13,7 @@ public indirect enum LiquidExpression: Sendable {
     /// An expression with filters, written `{{ x | f }}` inside markup (dialects that allow it).
     case filtered(FilteredExpression)
     /// An expression a dialect computes itself (see ``LiquidCustomExpression``).
-    case custom(any LiquidCustomExpression)
+    indirect case custom(any LiquidCustomExpression)
 }
 
 /// An expression node contributed by a dialect (for example a content block reference).
@@ -50,8 +50,8 @@ public final class VariablePath: Sendable {
     /// The path as written, for error messages.
     public let text: String
     /// The root name and every lookup, when the path is only names (`profile.first_name`):
-    /// the render's fast path.
-    let names: [PropertyKey]?
+    /// the render's fast path. Empty for other paths.
+    let names: [PropertyKey]
 
     /// A path from its parts.
     public init(root: Root, lookups: [Lookup], text: String) {
@@ -61,7 +61,7 @@ public final class VariablePath: Sendable {
         var names: [PropertyKey] = []
         if case .name(let n) = root { names.append(n) }
         for l in lookups { if case .key(let k) = l { names.append(k) } }
-        self.names = names.count == lookups.count + 1 ? names : nil
+        self.names = names.count == lookups.count + 1 ? names : []
     }
 
     /// The root name, when the root is a plain name.
@@ -75,15 +75,15 @@ public enum ComparisonOperator: String, Sendable {
 }
 
 /// A condition of `if`/`elsif`/`unless`: comparisons joined by `and`/`or`, grouped from the right.
-public indirect enum Condition: Sendable {
+public enum Condition: Sendable {
     /// A value tested for truthiness.
     case value(LiquidExpression)
     /// `left op right`.
     case comparison(LiquidExpression, ComparisonOperator, LiquidExpression)
     /// `left and right`.
-    case and(Condition, Condition)
+    indirect case and(Condition, Condition)
     /// `left or right`.
-    case or(Condition, Condition)
+    indirect case or(Condition, Condition)
 }
 
 /// A filter call in an output or tag: `| name: arg, key: value`. A class, so that rendering
@@ -99,6 +99,8 @@ public final class FilterCall: Sendable {
     public let keywordArguments: [(String, LiquidExpression)]
     /// UTF-8 offset in the template source.
     let offset: Int
+    /// The argument count is known to suit the filter (checked once, here, instead of per render).
+    let arityChecked: Bool
 
     init(name: String, filter: LiquidFilter?, arguments: [LiquidExpression], keywordArguments: [(String, LiquidExpression)], offset: Int) {
         self.name = name
@@ -106,6 +108,7 @@ public final class FilterCall: Sendable {
         self.arguments = arguments
         self.keywordArguments = keywordArguments
         self.offset = offset
+        self.arityChecked = (try? filter?.checkArity(arguments.count, offset: nil)) != nil
     }
 }
 

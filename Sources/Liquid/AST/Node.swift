@@ -67,7 +67,7 @@ public struct Body: Sendable {
 
     /// Renders the nodes in order, stopping at `break`/`continue`, counting steps and
     /// checking the output limit.
-    @inline(__always)
+    @inline(never)
     public func render(_ context: RenderContext) throws {
         // Indexing the array itself (not a buffer pointer, not for-in) lets the compiler call
         // each node in place instead of copying its existential first.

@@ -145,9 +145,9 @@ public final class RenderContext {
 
     /// Evaluates an expression.
     @inline(__always)
-    public func evaluate(_ expression: LiquidExpression) throws -> LiquidValue {
+    public func evaluate(_ expression: borrowing LiquidExpression) throws -> LiquidValue {
         switch expression {
-        case .literal(let v): return v
+        case .literal(let v): return copy v
         case .variable(let path): return try resolve(path)
         case .range(let lo, let hi):
             return .range(try rangeBound(try evaluate(lo)), try rangeBound(try evaluate(hi)))
@@ -160,16 +160,27 @@ public final class RenderContext {
 
     /// Resolves a variable path.
     public func resolve(_ path: VariablePath) throws -> LiquidValue {
+        if !path.names.isEmpty && locals.isEmpty && globals.isEmpty && counters.isEmpty && !options.strictVariables {
+            // The common case: a path of names into the render data, borrowed all the way.
+            return RenderContext.descend(data, path.names, 0)
+        }
+        return try resolveInScope(path)
+    }
+
+    /// Follows `names` from `index` on into `value`: each level borrowed, only the result copied.
+    static func descend(_ value: borrowing LiquidValue, _ names: borrowing [PropertyKey], _ index: Int) -> LiquidValue {
+        if index == names.count { return copy value }
+        switch value {
+        case .object(let o):
+            if let p = o.position(of: names[index]) { return descend(o.entries[p].value, names, index + 1) }
+        default: break
+        }
+        return descend((copy value).property(names[index]), names, index + 1)
+    }
+
+    private func resolveInScope(_ path: VariablePath) throws -> LiquidValue {
         switch path.root {
         case .name(let name):
-            if locals.isEmpty && globals.isEmpty && counters.isEmpty {
-                if let names = path.names, !options.strictVariables {
-                    return RenderContext.descend(data, names, 0)
-                }
-                // The common case: a path into the render data. `walk` borrows every level
-                // on the way down and copies only the value it ends at.
-                return try resolveInData(data, name, path)
-            }
             guard let v = variable(name) else {
                 if options.strictVariables { throw LiquidError.Reason.undefinedVariable(path.text) }
                 return .nil
@@ -187,86 +198,93 @@ public final class RenderContext {
         }
     }
 
-    /// Follows `names` from `index` on into `value`: each level borrowed, only the result copied.
-    static func descend(_ value: borrowing LiquidValue, _ names: borrowing [PropertyKey], _ index: Int) -> LiquidValue {
-        if index == names.count { return copy value }
-        switch value {
-        case .object(let o):
-            if let p = o.position(of: names[index]) { return descend(o.entries[p].value, names, index + 1) }
-        default: break
-        }
-        return descend((copy value).property(names[index]), names, index + 1)
-    }
-
-    private func resolveInData(_ data: LiquidValue, _ name: PropertyKey, _ path: VariablePath) throws -> LiquidValue {
-        switch data {
-        case .object(let o):
-            if let p = o.position(of: name) { return try walk(o.entries[p].value, path, 0) }
-        case .drop(let d):
-            if let v = d.drop.liquidProperty(name.name) { return try walk(v, path, 0) }
-        default: break
-        }
-        if options.strictVariables { throw LiquidError.Reason.undefinedVariable(path.text) }
-        return .nil
-    }
-
     /// Applies `path`'s lookups from `index` on to `value`. Recursive, so that each level is
     /// borrowed from the one above rather than copied.
-    private func walk(_ value: LiquidValue, _ path: VariablePath, _ index: Int) throws -> LiquidValue {
-        if index == path.lookups.count { return value }
+    private func walk(_ value: borrowing LiquidValue, _ path: VariablePath, _ index: Int) throws -> LiquidValue {
+        if index == path.lookups.count { return copy value }
         switch path.lookups[index] {
         case .key(let k):
-            if case .object(let o) = value {
+            switch value {
+            case .object(let o):
                 if let p = o.position(of: k) { return try walk(o.entries[p].value, path, index + 1) }
-                if options.strictVariables, value.property(k).isNil { throw LiquidError.Reason.undefinedVariable(path.text) }
+                if options.strictVariables, (copy value).property(k).isNil { throw LiquidError.Reason.undefinedVariable(path.text) }
+            default: break
             }
-            return try walk(value.property(k), path, index + 1)
+            return try walk((copy value).property(k), path, index + 1)
         case .index(let i):
-            if case .array(let a) = value {
+            switch value {
+            case .array(let a):
                 let j = i < 0 ? i + a.count : i
                 return j >= 0 && j < a.count ? try walk(a[j], path, index + 1) : .nil
+            default: return try walk((copy value).element(.int(i)), path, index + 1)
             }
-            return try walk(value.element(.int(i)), path, index + 1)
         case .dynamic(let e):
-            return try walk(value.element(try evaluate(e)), path, index + 1)
+            return try walk((copy value).element(try evaluate(e)), path, index + 1)
         }
     }
 
     /// Evaluates an expression and applies its filters.
     public func evaluate(_ expression: FilteredExpression) throws -> LiquidValue {
         var value = try evaluate(expression.expression)
-        for call in expression.filters {
-            value = try apply(call, to: value)
+        var i = 0
+        while i < expression.filters.count {
+            value = try apply(expression.filters[i], to: value)
+            i += 1
         }
         return value
     }
 
-    func apply(_ call: FilterCall, to value: LiquidValue) throws -> LiquidValue {
-        guard let filter = call.filter else {
+    func apply(_ call: FilterCall, to value: borrowing LiquidValue) throws -> LiquidValue {
+        guard call.filter != nil else {
             if options.strictFilters || template.environment.strictFilters {
                 throw LiquidError.Reason.unknownFilter(call.name).at(call.offset)
             }
-            return value
+            return copy value
         }
         do {
-            try filter.checkArity(call.arguments.count, offset: call.offset)
+            if !call.arityChecked { try call.filter!.checkArity(call.arguments.count, offset: call.offset) }
             var args = FilterArguments()
-            for a in call.arguments { args.append(try evaluate(a)) }
-            for (k, e) in call.keywordArguments { args.keywords.append((k, try evaluate(e))) }
-            return try filter(value.resolved, args, self)
+            var i = 0
+            while i < call.arguments.count {
+                args.append(try evaluate(call.arguments[i]))
+                i += 1
+            }
+            if !call.keywordArguments.isEmpty {
+                for (k, e) in call.keywordArguments { args.keywords.append((k, try evaluate(e))) }
+            }
+            switch value {
+            case .drop: return try call.filter!.function((copy value).resolved, args, self)
+            default: return try call.filter!.function(value, args, self)
+            }
         } catch let reason as LiquidError.Reason {
             throw LiquidError(reason, offset: call.offset)
         }
     }
 
     /// Evaluates a condition.
-    public func evaluate(_ condition: Condition) throws -> Bool {
+    public func evaluate(_ condition: borrowing Condition) throws -> Bool {
         switch condition {
         case .value(let e): return try evaluate(e).isTruthy
         case .and(let a, let b): return try evaluate(a) && evaluate(b)
         case .or(let a, let b): return try evaluate(a) || evaluate(b)
         case .comparison(let l, let op, let r):
-            let left = try evaluate(l), right = try evaluate(r)
+            let left = try evaluate(l)
+            // `x == blank`, `x != empty`: asked of x directly (x not itself a blank/empty literal).
+            if op == .equal || op == .notEqual {
+                var literal: MethodLiteralDrop.Kind?
+                switch r {
+                case .blank: literal = .blank
+                case .empty: literal = .empty
+                default: break
+                }
+                if let literal {
+                    switch left {
+                    case .drop: break
+                    default: return left.matches(literal) == (op == .equal)
+                    }
+                }
+            }
+            let right = try evaluate(r)
             return try compare(left, op, right)
         }
     }

@@ -16,19 +16,25 @@ struct CaseTag: LiquidTag {
         func render(_ context: RenderContext) throws {
             let value = try context.evaluate(subject)
             var matched = false
-            for branch in branches {
-                switch branch {
+            var b = 0
+            while b < branches.count {
+                switch branches[b] {
                 case .when(let candidates, let body):
                     // Each value of a `when` is its own branch in the reference.
-                    for candidate in candidates where value.liquidEquals(try context.evaluate(candidate)) {
-                        matched = true
-                        try body.render(context)
-                        if context.interrupt != nil { return }
+                    var c = 0
+                    while c < candidates.count {
+                        if value.liquidEquals(try context.evaluate(candidates[c])) {
+                            matched = true
+                            try body.render(context)
+                            if context.interrupt != nil { return }
+                        }
+                        c += 1
                     }
                 case .otherwise(let body):
                     if !matched { try body.render(context) }
                 }
                 if context.interrupt != nil { return }
+                b += 1
             }
         }
     }

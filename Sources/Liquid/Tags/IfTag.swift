@@ -9,14 +9,22 @@ struct IfTag: LiquidTag {
         let isBlank: Bool
 
         func render(_ context: RenderContext) throws {
-            // In place: no copies of the branches' bodies.
-            try branches.withUnsafeBufferPointer { buf in
-                for index in buf.indices {
-                    guard let condition = buf[index].0 else { try buf[index].1.render(context); return }
+            // Indexed in place: no copies of the conditions or the branches' bodies.
+            var index = 0
+            while index < branches.count {
+                switch branches[index].0 {
+                case .none:
+                    try branches[index].1.render(context)
+                    return
+                case .some(let condition):
                     var truth = try context.evaluate(condition)
                     if index == 0 && negateFirst { truth.toggle() }
-                    if truth { try buf[index].1.render(context); return }
+                    if truth {
+                        try branches[index].1.render(context)
+                        return
+                    }
                 }
+                index += 1
             }
         }
     }

@@ -76,7 +76,7 @@ extension LiquidValue {
         }
     }
 
-    private func matches(_ kind: MethodLiteralDrop.Kind) -> Bool {
+    func matches(_ kind: MethodLiteralDrop.Kind) -> Bool {
         switch kind {
         case .blank: return isBlank
         case .empty: return isEmptyCollection ?? false
