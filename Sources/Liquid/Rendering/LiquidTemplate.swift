@@ -69,7 +69,12 @@ extension LiquidTemplate {
     public static func withSession<R>(_ data: LiquidValue, options: RenderOptions = RenderOptions(), _ body: (RenderSession) throws -> R) rethrows -> R {
         var context = RenderContextCache.take(template: nil, options: options, data: data)
         defer { RenderContextCache.give(&context) }
-        return try body(RenderSession(context: context))
+        let box = SessionData(data)
+        return try withExtendedLifetime(box) {
+            context.sessionData = .passUnretained(box)
+            defer { context.sessionData = nil }
+            return try body(RenderSession(context: context))
+        }
     }
 
     /// Renders with a ready context (used by partials and hosts that pre-fill variables).

@@ -44,6 +44,9 @@ public final class RenderContext {
     var counters: [String: LiquidValue] = [:]
     /// The data passed to the render.
     var data: LiquidValue
+    /// The same data, during a ``RenderSession``: immutable, so lookups borrow it without a
+    /// reference count. The session holds the box.
+    var sessionData: Unmanaged<SessionData>?
     /// Set by `break`/`continue` until the enclosing loop handles it.
     public var interrupt: Interrupt?
     var steps = 0
@@ -65,6 +68,7 @@ public final class RenderContext {
     func reset(template: LiquidTemplate.Storage, options: RenderOptions, data: LiquidValue) {
         self.options = options
         self.data = data
+        sessionData = nil
         begin(template)
     }
 
@@ -162,6 +166,9 @@ public final class RenderContext {
     public func resolve(_ path: VariablePath) throws -> LiquidValue {
         if !path.names.isEmpty && locals.isEmpty && globals.isEmpty && counters.isEmpty && !options.strictVariables {
             // The common case: a path of names into the render data, borrowed all the way.
+            if let box = sessionData {
+                return box._withUnsafeGuaranteedRef { RenderContext.descend($0.value, path.names, 0) }
+            }
             return RenderContext.descend(data, path.names, 0)
         }
         return try resolveInScope(path)
@@ -316,6 +323,12 @@ public final class RenderContext {
     }
 }
 
+/// The render data of a session, in an immutable box.
+final class SessionData: Sendable {
+    let value: LiquidValue
+    init(_ value: LiquidValue) { self.value = value }
+}
+
 /// One spare render context per thread, so that a render allocates no context of its own.
 enum RenderContextCache {
     static let key: pthread_key_t = {
@@ -349,6 +362,7 @@ enum RenderContextCache {
     static func give(_ context: inout RenderContext) {
         guard isKnownUniquelyReferenced(&context), pthread_getspecific(key) == nil else { return }
         context.data = .nil
+        context.sessionData = nil
         pthread_setspecific(key, Unmanaged.passRetained(context).toOpaque())
     }
 }

@@ -86,6 +86,21 @@ public struct LiquidObject: @unchecked Sendable, Hashable, Sequence {
         }
     }
 
+    /// Sets `key` (as ``subscript(_:)-(String)`` does, with the fingerprint known).
+    mutating func set(_ key: PropertyKey, _ value: LiquidValue) {
+        if let i = position(of: key) {
+            entries[i].value = value
+            return
+        }
+        entries.append(Entry(fingerprint: key.fingerprint, key: key.name, value: value))
+        if entries.count == LiquidObject.linearLimit + 1 {
+            rebuildIndex()
+        } else if entries.count > LiquidObject.linearLimit {
+            if !isKnownUniquelyReferenced(&index!) { index = Index(index!.positions) }
+            index!.positions[key.name] = entries.count - 1
+        }
+    }
+
     private mutating func rebuildIndex() {
         guard entries.count > LiquidObject.linearLimit else { index = nil; return }
         var positions: [String: Int] = [:]

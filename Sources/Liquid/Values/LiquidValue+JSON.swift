@@ -1,3 +1,5 @@
+import Foundation
+
 /// JSON parsing straight into ``LiquidValue``, keeping object key order (Foundation's
 /// `JSONSerialization` does not).
 public struct JSONValueParser {
@@ -60,12 +62,12 @@ public struct JSONValueParser {
             while true {
                 skipSpace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("expected a string key") }
-                let key = try string()
+                let key = try objectKey()
                 skipSpace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("expected ':'") }
                 i += 1
                 skipSpace()
-                object[key] = try value()
+                object.set(key, try value())
                 skipSpace()
                 guard i < bytes.count else { throw error("unexpected end of JSON in an object") }
                 if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -118,6 +120,28 @@ public struct JSONValueParser {
         if !isFloat, let v = Int(text) { return .int(v) }
         guard let d = Double(text) else { throw error("invalid number '\(text)'") }
         return .double(d)
+    }
+
+    /// An object key: escape-free keys come from this thread's ``KeyInterner``, so that the
+    /// same key in thousands of documents is one string (no allocation, and a lookup compares
+    /// against memory that is already in cache).
+    private mutating func objectKey() throws -> PropertyKey {
+        let start = i + 1
+        var j = start
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        while j < bytes.count {
+            let b = bytes[j]
+            if b == UInt8(ascii: "\"") {
+                let key = bytes.withUnsafeBufferPointer { KeyInterner.current.key(UnsafeBufferPointer(rebasing: $0[start..<j]), fingerprint: hash) }
+                i = j + 1
+                return key
+            }
+            if b == UInt8(ascii: "\\") { break }
+            hash ^= UInt64(b)
+            hash = hash &* 0x0000_0100_0000_01B3
+            j += 1
+        }
+        return PropertyKey(try string())
     }
 
     private mutating func string() throws -> String {
@@ -282,4 +306,49 @@ func writeJSONStringBytes(_ s: String, to out: inout [UInt8]) {
         if n > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
     }
     out.append(0x22)
+}
+
+/// A per-thread table of recently seen object keys (see ``JSONValueParser``).
+final class KeyInterner {
+    private static let size = 512
+    private var fingerprints = [UInt64](repeating: 0, count: size)
+    private var keys = [String?](repeating: nil, count: size)
+
+    /// This thread's interner.
+    static var current: KeyInterner {
+        if let raw = pthread_getspecific(threadKey) { return Unmanaged<KeyInterner>.fromOpaque(raw).takeUnretainedValue() }
+        let interner = KeyInterner()
+        pthread_setspecific(threadKey, Unmanaged.passRetained(interner).toOpaque())
+        return interner
+    }
+
+    private static let threadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { raw in
+            #if canImport(Glibc)
+            if let raw { Unmanaged<KeyInterner>.fromOpaque(raw).release() }
+            #else
+            Unmanaged<KeyInterner>.fromOpaque(raw).release()
+            #endif
+        }
+        return key
+    }()
+
+    /// The key for UTF-8 `bytes` whose FNV-1a fingerprint is `fingerprint`.
+    func key(_ bytes: UnsafeBufferPointer<UInt8>, fingerprint: UInt64) -> PropertyKey {
+        if bytes.count <= 15 {
+            // Small strings live inline: nothing to share.
+            return PropertyKey(String(decoding: bytes, as: UTF8.self), fingerprint: fingerprint)
+        }
+        let slot = Int(truncatingIfNeeded: fingerprint ^ (fingerprint >> 29)) & (Self.size - 1)
+        if fingerprints[slot] == fingerprint, let known = keys[slot] {
+            var k = known
+            let same = k.withUTF8 { $0.count == bytes.count && memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+            if same { return PropertyKey(known, fingerprint: fingerprint) }
+        }
+        let string = String(decoding: bytes, as: UTF8.self)
+        fingerprints[slot] = fingerprint
+        keys[slot] = string
+        return PropertyKey(string, fingerprint: fingerprint)
+    }
 }

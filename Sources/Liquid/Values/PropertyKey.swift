@@ -13,6 +13,12 @@ public struct PropertyKey: Sendable, Hashable, ExpressibleByStringLiteral, Custo
         self.fingerprint = PropertyKey.fingerprint(of: name)
     }
 
+    /// A key whose fingerprint is already known.
+    init(_ name: String, fingerprint: UInt64) {
+        self.name = name
+        self.fingerprint = fingerprint
+    }
+
     /// A key literal.
     public init(stringLiteral value: String) { self.init(value) }
 
