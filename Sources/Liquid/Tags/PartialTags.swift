@@ -125,7 +125,9 @@ struct RenderTag: LiquidTag {
 
             // Isolate: the partial sees only its arguments.
             let saved = (context.locals, context.globals, context.counters, context.data, context.cycles, context.forOffsets, context.lastIfchanged, context.registers["isolated"], context.forStack)
+            let savedSessionData = context.sessionData
             defer {
+                context.sessionData = savedSessionData
                 (context.locals, context.globals, context.counters, context.data, context.cycles, context.forOffsets, context.lastIfchanged) =
                     (saved.0, saved.1, saved.2, saved.3, saved.4, saved.5, saved.6)
                 context.registers["isolated"] = saved.7
@@ -136,6 +138,7 @@ struct RenderTag: LiquidTag {
                 context.globals = [:]
                 context.counters = [:]
                 context.data = [:]
+                context.sessionData = nil
                 context.cycles = [:]
                 context.forOffsets = [:]
                 context.lastIfchanged = nil
