@@ -51,7 +51,8 @@ public final class RenderContext {
     public var interrupt: Interrupt?
     var steps = 0
     var cycles: [String: Int] = [:]
-    var forOffsets: [String: Int] = [:]
+    /// Where each loop (by name) stopped, for `offset: continue`; a template has few loops.
+    var forOffsets: [(name: String, offset: Int)] = []
     var lastIfchanged: String?
     var forStack: [ForloopDrop] = []
     var partialDepth = 0
@@ -143,6 +144,25 @@ public final class RenderContext {
 
     /// Runs `body` with `name` bound to `value` in a new innermost scope.
     func pushLocal(_ name: String, _ value: LiquidValue) { locals.append((PropertyKey(name), value)) }
+    func pushLocal(_ key: PropertyKey, _ value: LiquidValue) { locals.append((key, value)) }
+
+    func forOffset(_ loop: String) -> Int? {
+        var i = 0
+        while i < forOffsets.count {
+            if forOffsets[i].name == loop { return forOffsets[i].offset }
+            i += 1
+        }
+        return nil
+    }
+
+    func setForOffset(_ loop: String, _ offset: Int) {
+        var i = 0
+        while i < forOffsets.count {
+            if forOffsets[i].name == loop { forOffsets[i].offset = offset; return }
+            i += 1
+        }
+        forOffsets.append((loop, offset))
+    }
     func popLocal() { locals.removeLast() }
 
     // MARK: Evaluation

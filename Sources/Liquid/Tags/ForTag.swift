@@ -11,6 +11,17 @@ final class ForloopDrop: LiquidDrop, @unchecked Sendable {
         self.parent = parent
     }
 
+    static let key = PropertyKey("forloop")
+    private static let index = PropertyKey("index"), last = PropertyKey("last"), first = PropertyKey("first")
+
+    func liquidProperty(_ key: PropertyKey) -> LiquidValue? {
+        // The common ones by fingerprint, the rest by name.
+        if key.fingerprint == Self.index.fingerprint && key == Self.index { return .int(index0 + 1) }
+        if key.fingerprint == Self.last.fingerprint && key == Self.last { return .bool(index0 == length - 1) }
+        if key.fingerprint == Self.first.fingerprint && key == Self.first { return .bool(index0 == 0) }
+        return liquidProperty(key.name)
+    }
+
     func liquidProperty(_ key: String) -> LiquidValue? {
         switch key {
         case "index": return .int(index0 + 1)
@@ -101,7 +112,8 @@ func loopInteger(_ value: LiquidValue) throws -> Int? {
 
 /// Loop parameters shared by `for` and `tablerow`.
 struct LoopParameters: Sendable {
-    var variable = ""
+    var variable = "" { didSet { variableKey = PropertyKey(variable) } }
+    private(set) var variableKey = PropertyKey("")
     var collection: LiquidExpression = .literal(.nil)
     var collectionText = ""
     var limit: LiquidExpression?
@@ -149,22 +161,22 @@ struct ForTag: LiquidTag {
         let body: Body
         let elseBody: Body?
         let isBlank: Bool
+        var variableKey: PropertyKey { parameters.variableKey }
 
         func render(_ context: RenderContext) throws {
-            let p = parameters
-            let collection = try context.evaluate(p.collection)
+            let collection = try context.evaluate(parameters.collection)
             let from: Int
-            if p.offsetContinue {
-                from = context.forOffsets[loopName] ?? 0
-            } else if let offset = p.offset {
+            if parameters.offsetContinue {
+                from = context.forOffset(loopName) ?? 0
+            } else if let offset = parameters.offset {
                 from = try loopInteger(try context.evaluate(offset)) ?? 0
             } else {
                 from = 0
             }
-            let limit = try p.limit.flatMap { try loopInteger(try context.evaluate($0)) }
+            let limit = try parameters.limit.flatMap { try loopInteger(try context.evaluate($0)) }
             var items = LoopItems(collection, from: from, limit: limit) ?? LoopItems(.array([]))!
-            items.reversed = p.reversed
-            context.forOffsets[loopName] = from + items.count
+            items.reversed = parameters.reversed
+            context.setForOffset(loopName, from + items.count)
             guard items.count > 0 else {
                 try elseBody?.render(context)
                 return
@@ -172,8 +184,8 @@ struct ForTag: LiquidTag {
             let parent = context.forStack.last.map { LiquidValue.drop($0) } ?? .nil
             let forloop = ForloopDrop(name: loopName, length: items.count, parent: parent)
             context.forStack.append(forloop)
-            context.pushLocal("forloop", .drop(forloop))
-            context.pushLocal(p.variable, .nil)
+            context.pushLocal(ForloopDrop.key, .drop(forloop))
+            context.pushLocal(variableKey, .nil)
             let slot = context.locals.count - 1
             defer { context.popLocal(); context.popLocal(); context.forStack.removeLast() }
             for i in 0..<items.count {

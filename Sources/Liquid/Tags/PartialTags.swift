@@ -140,7 +140,7 @@ struct RenderTag: LiquidTag {
                 context.data = [:]
                 context.sessionData = nil
                 context.cycles = [:]
-                context.forOffsets = [:]
+                context.forOffsets = []
                 context.lastIfchanged = nil
                 context.forStack = []
                 context.registers["isolated"] = true

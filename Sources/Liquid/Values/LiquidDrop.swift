@@ -6,6 +6,9 @@
 public protocol LiquidDrop: AnyObject, Sendable {
     /// The value of `key`, or `nil` when the drop has no such property.
     func liquidProperty(_ key: String) -> LiquidValue?
+    /// ``liquidProperty(_:)-(String)`` for a key whose fingerprint is known; drops with many
+    /// reads may compare fingerprints instead of names. The default calls the String form.
+    func liquidProperty(_ key: PropertyKey) -> LiquidValue?
     /// The value this drop stands for when it is rendered, compared or filtered.
     /// The default is `nil` (renders as the empty string).
     var liquidSelf: LiquidValue { get }
@@ -13,6 +16,7 @@ public protocol LiquidDrop: AnyObject, Sendable {
 
 extension LiquidDrop {
     public var liquidSelf: LiquidValue { .nil }
+    public func liquidProperty(_ key: PropertyKey) -> LiquidValue? { liquidProperty(key.name) }
 }
 
 /// Wraps a ``LiquidDrop`` so that ``LiquidValue`` stays `Hashable`: equality is identity.

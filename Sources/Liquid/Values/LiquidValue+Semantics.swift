@@ -176,7 +176,7 @@ extension LiquidValue {
             default: return .nil
             }
         case .drop(let d):
-            if let v = d.drop.liquidProperty(key.name) { return v }
+            if let v = d.drop.liquidProperty(key) { return v }
             let inner = d.drop.liquidSelf
             return inner.isNil ? .nil : inner.property(key)
         default:
