@@ -19,6 +19,9 @@ public struct BrazeAttributeSyntax: LiquidAttributeSyntax {
         "braze_id": "braze_id",
     ]
 
+    private static let profileKey = PropertyKey("profile")
+    private static let customAttributesKey = PropertyKey("custom_attributes")
+
     let contentBlocks: ContentBlockStore?
     let recorder: AttributeRecorder?
 
@@ -29,23 +32,27 @@ public struct BrazeAttributeSyntax: LiquidAttributeSyntax {
 
     public func expression(namespace: String?, name: String) throws -> LiquidExpression {
         recorder?.record(AttributeReference(namespace: namespace, name: name))
-        func path(_ root: String, _ keys: [String], _ text: String) -> LiquidExpression {
-            .variable(VariablePath(root: .name(PropertyKey(root)), lookups: keys.map { .key(PropertyKey($0)) }, text: text))
+        func path(_ root: PropertyKey, _ first: PropertyKey, _ second: String?, _ text: String) -> LiquidExpression {
+            var lookups: [VariablePath.Lookup] = []
+            lookups.reserveCapacity(second == nil ? 1 : 2)
+            lookups.append(.key(first))
+            if let second { lookups.append(.key(PropertyKey(second))) }
+            return .variable(VariablePath(root: .name(root), lookups: lookups, text: text))
         }
         guard let namespace else {
             let field = Self.standardAttributes[name] ?? name
-            return path("profile", [field], "${\(name)}")
+            return path(Self.profileKey, PropertyKey(field), nil, "${" + name + "}")
         }
-        let text = "\(namespace).${\(name)}"
+        let text = namespace + ".${" + name + "}"
         switch namespace {
         case "custom_attribute", "custom_attributes":
-            return path("profile", ["custom_attributes", name], text)
+            return path(Self.profileKey, Self.customAttributesKey, name, text)
         case "content_blocks":
             return .custom(ContentBlockExpression(name: name, store: contentBlocks))
         case _ where RenderContextDocument.namespaces.contains(namespace):
-            return path(namespace, [name], text)
+            return path(PropertyKey(namespace), PropertyKey(name), nil, text)
         default:
-            return path("profile", [namespace, name], text)
+            return path(Self.profileKey, PropertyKey(namespace), name, text)
         }
     }
 }

@@ -59,6 +59,7 @@ public final class VariablePath: Sendable {
         self.lookups = lookups
         self.text = text
         var names: [PropertyKey] = []
+        names.reserveCapacity(lookups.count + 1)
         if case .name(let n) = root { names.append(n) }
         for l in lookups { if case .key(let k) = l { names.append(k) } }
         self.names = names.count == lookups.count + 1 ? names : []

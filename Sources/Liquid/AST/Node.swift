@@ -49,6 +49,11 @@ public struct Body: Sendable {
     }
 
     mutating func append(_ node: any LiquidNode, at offset: Int) {
+        if nodes.isEmpty {
+            // Most bodies are short: one allocation each instead of growing 1, 2, 4, 8.
+            nodes.reserveCapacity(8)
+            offsets.reserveCapacity(8)
+        }
         nodes.append(node)
         offsets.append(offset)
     }

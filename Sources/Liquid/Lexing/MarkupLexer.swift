@@ -40,17 +40,26 @@ enum MarkupToken: Equatable, Sendable {
 
 /// Splits markup into tokens, byte by byte.
 struct MarkupLexer {
-    let bytes: [UInt8]
+    /// The markup's bytes, borrowed from the template source for the duration of ``lex(_:baseOffset:lax:)``.
+    let bytes: UnsafeBufferPointer<UInt8>
     /// UTF-8 offset of the markup in the template source.
     let baseOffset: Int
 
     /// Lax lexing skips characters that start no token, as the reference's lax parser does.
     let lax: Bool
 
-    init(_ markup: Substring, baseOffset: Int, lax: Bool = false) {
-        self.bytes = Array(markup.utf8)
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, baseOffset: Int, lax: Bool) {
+        self.bytes = bytes
         self.baseOffset = baseOffset
         self.lax = lax
+    }
+
+    /// The tokens of `markup`, read in place (no copy of its bytes).
+    static func lex(_ markup: Substring, baseOffset: Int, lax: Bool = false) throws -> [(MarkupToken, Int)] {
+        if let tokens = try markup.utf8.withContiguousStorageIfAvailable({ try MarkupLexer($0, baseOffset: baseOffset, lax: lax).tokenize() }) {
+            return tokens
+        }
+        return try Array(markup.utf8).withUnsafeBufferPointer { try MarkupLexer($0, baseOffset: baseOffset, lax: lax).tokenize() }
     }
 
     /// Tokens with their source offsets; the last is `.end`.

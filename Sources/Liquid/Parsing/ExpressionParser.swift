@@ -15,7 +15,7 @@ public struct MarkupStream {
 
     init(markup: Substring, offset: Int, environment: LiquidEnvironment, lax: Bool) throws {
         self.markupOffset = offset
-        self.tokens = try MarkupLexer(markup, baseOffset: offset, lax: lax).tokenize()
+        self.tokens = try MarkupLexer.lex(markup, baseOffset: offset, lax: lax)
         self.environment = environment
         self.lax = lax
         self.markupText = markup

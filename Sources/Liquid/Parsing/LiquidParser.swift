@@ -35,7 +35,7 @@ public final class LiquidParser {
 
     /// Parses nodes until a tag named in `terminators` (returned, consumed) or the end of
     /// the source (`nil`). A block tag passes its `else`/`end...` names here.
-    public func parseBody(until terminators: Set<String>) throws -> (Body, TagToken?) {
+    public func parseBody(until terminators: [String]) throws -> (Body, TagToken?) {
         var body = Body()
         while position < tokens.count {
             let token = tokens[position]
@@ -73,7 +73,7 @@ public final class LiquidParser {
     }
 
     /// Parses a block's body up to one of `terminators`; a missing end tag is an error naming `blockName`.
-    public func parseBlock(_ blockName: String, offset: Int, until terminators: Set<String>) throws -> (Body, TagToken) {
+    public func parseBlock(_ blockName: String, offset: Int, until terminators: [String]) throws -> (Body, TagToken) {
         let (body, end) = try parseBody(until: terminators)
         guard let end else { throw LiquidError.Reason.unclosedBlock(blockName).at(offset) }
         return (body, end)
