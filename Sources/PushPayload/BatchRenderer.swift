@@ -87,35 +87,57 @@ public struct BatchRenderer: Sendable {
         return (LiquidValue.object(out).jsonString, status)
     }
 
+    /// One chunk being rendered on the workers while the caller's thread reads the next chunk
+    /// and writes the previous one.
+    private final class Job: @unchecked Sendable {
+        let lines: [String]
+        let numbers: [Int]
+        let results: UnsafeMutableBufferPointer<(text: String, status: String)>
+        let group = DispatchGroup()
+
+        init(lines: [String], numbers: [Int]) {
+            self.lines = lines
+            self.numbers = numbers
+            results = .allocate(capacity: lines.count)
+            results.initialize(repeating: ("", ""))
+        }
+
+        deinit {
+            results.deinitialize()
+            results.deallocate()
+        }
+    }
+
+    /// Starts rendering `job`: each worker renders one contiguous slice with its own campaign
+    /// copy and writes only its own result slots.
+    private func start(_ job: Job) {
+        let renderer = self
+        let workerCount = min(workers.count, job.lines.count)
+        let per = (job.lines.count + workerCount - 1) / workerCount
+        DispatchQueue.global().async(group: job.group) {
+            DispatchQueue.concurrentPerform(iterations: workerCount) { w in
+                let copy = renderer.workers[w]
+                for i in (w * per)..<min(job.lines.count, (w + 1) * per) {
+                    job.results[i] = renderer.renderLine(Substring(job.lines[i]), number: job.numbers[i], with: copy)
+                }
+            }
+        }
+    }
+
     /// Reads lines with `nextLine` until it returns `nil`, and writes each chunk's results
-    /// (newline-terminated) with `write`; `progress` is called after each chunk.
+    /// (newline-terminated, in input order) with `write`; `progress` is called after each
+    /// chunk. At most two chunks are in memory: the one rendering and the one being read or written.
     public func run(nextLine: () -> String?, write: (String) -> Void, progress: (Summary) -> Void = { _ in }) -> Summary {
         var summary = Summary()
         var number = 0
         var chunk: [String] = []
         var numbers: [Int] = []
         chunk.reserveCapacity(chunkSize)
-        func flush() {
-            guard !chunk.isEmpty else { return }
-            let lines = chunk
-            let lineNumbers = numbers
-            let results = UnsafeMutableBufferPointer<(text: String, status: String)>.allocate(capacity: lines.count)
-            results.initialize(repeating: ("", ""))
-            defer { results.deinitialize(); results.deallocate() }
-            let renderer = self
-            // Each worker renders one contiguous slice with its own campaign copy and writes
-            // only its own slots.
-            nonisolated(unsafe) let slots = results
-            let workerCount = min(workers.count, lines.count)
-            let per = (lines.count + workerCount - 1) / workerCount
-            DispatchQueue.concurrentPerform(iterations: workerCount) { w in
-                let copy = renderer.workers[w]
-                for i in (w * per)..<min(lines.count, (w + 1) * per) {
-                    slots[i] = renderer.renderLine(Substring(lines[i]), number: lineNumbers[i], with: copy)
-                }
-            }
+        var rendering: Job?
+
+        func output(_ job: Job) {
             var text = ""
-            for r in results {
+            for r in job.results {
                 text += r.text
                 text += "\n"
                 switch r.status {
@@ -125,9 +147,22 @@ public struct BatchRenderer: Sendable {
                 }
             }
             write(text)
-            chunk.removeAll(keepingCapacity: true)
-            numbers.removeAll(keepingCapacity: true)
             progress(summary)
+        }
+        func launch() {
+            let previous = rendering
+            previous?.group.wait()
+            rendering = nil
+            if !chunk.isEmpty {
+                let job = Job(lines: chunk, numbers: numbers)
+                start(job)
+                rendering = job
+                chunk = []
+                numbers = []
+                chunk.reserveCapacity(chunkSize)
+            }
+            // Written while the next chunk renders.
+            if let previous { output(previous) }
         }
         // Lines keep their input line numbers; blank lines are skipped.
         while let line = nextLine() {
@@ -135,9 +170,10 @@ public struct BatchRenderer: Sendable {
             if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
             chunk.append(line)
             numbers.append(number)
-            if chunk.count >= chunkSize { flush() }
+            if chunk.count >= chunkSize { launch() }
         }
-        flush()
+        launch()
+        launch()
         return summary
     }
 }
