@@ -66,17 +66,19 @@ public struct MessageTemplate: Sendable {
         return try LiquidTemplate.withSession(document.value, options: options) { session in
             var out: [RenderedField] = []
             out.reserveCapacity(fields.count)
-            for field in fields {
+            var i = 0
+            while i < fields.count {
                 let result: MessageRenderResult
                 do {
-                    result = try session.renderMessage(field.template)
+                    result = try session.renderMessage(fields[i].template)
                 } catch let error as LiquidError {
-                    throw FieldError(field: field.name, error: error)
+                    throw FieldError(field: fields[i].name, error: error)
                 }
                 switch result {
-                case .rendered(let text): out.append(RenderedField(name: field.name, text: text))
-                case .aborted(let reason): return .aborted(field: field.name, reason: reason)
+                case .rendered(let text): out.append(RenderedField(name: fields[i].name, text: text))
+                case .aborted(let reason): return .aborted(field: fields[i].name, reason: reason)
                 }
+                i += 1
             }
             return .rendered(out)
         }

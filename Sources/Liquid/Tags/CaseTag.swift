@@ -9,6 +9,25 @@ struct CaseTag: LiquidTag {
     }
 
     struct Node: LiquidNode {
+        /// One branch, borrowed in place.
+        static func render(_ branch: borrowing Branch, _ value: LiquidValue, _ matched: inout Bool, _ context: RenderContext) throws {
+            switch branch {
+            case .when(let candidates, let body):
+                // Each value of a `when` is its own branch in the reference.
+                var c = 0
+                while c < candidates.count {
+                    if value.liquidEquals(try context.evaluate(candidates[c])) {
+                        matched = true
+                        try body.render(context)
+                        if context.interrupt != nil { return }
+                    }
+                    c += 1
+                }
+            case .otherwise(let body):
+                if !matched { try body.render(context) }
+            }
+        }
+
         let subject: LiquidExpression
         let branches: [Branch]
         let isBlank: Bool
@@ -18,21 +37,7 @@ struct CaseTag: LiquidTag {
             var matched = false
             var b = 0
             while b < branches.count {
-                switch branches[b] {
-                case .when(let candidates, let body):
-                    // Each value of a `when` is its own branch in the reference.
-                    var c = 0
-                    while c < candidates.count {
-                        if value.liquidEquals(try context.evaluate(candidates[c])) {
-                            matched = true
-                            try body.render(context)
-                            if context.interrupt != nil { return }
-                        }
-                        c += 1
-                    }
-                case .otherwise(let body):
-                    if !matched { try body.render(context) }
-                }
+                try Self.render(branches[b], value, &matched, context)
                 if context.interrupt != nil { return }
                 b += 1
             }

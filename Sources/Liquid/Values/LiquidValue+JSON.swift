@@ -56,9 +56,9 @@ public struct JSONValueParser {
             defer { depth -= 1 }
             if depth > 512 { throw error("JSON nested too deeply") }
             i += 1
-            var object = LiquidObject()
             skipSpace()
-            if i < bytes.count && bytes[i] == UInt8(ascii: "}") { i += 1; return .object(object) }
+            if i < bytes.count && bytes[i] == UInt8(ascii: "}") { i += 1; return .object(LiquidObject()) }
+            var object = LiquidObject()
             while true {
                 skipSpace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("expected a string key") }
@@ -108,6 +108,20 @@ public struct JSONValueParser {
     }
 
     private mutating func number() throws -> LiquidValue {
+        // Fast path: a plain integer that fits comfortably (at most 18 digits).
+        var j = i
+        var negative = false
+        if j < bytes.count && bytes[j] == UInt8(ascii: "-") { negative = true; j += 1 }
+        var magnitude = 0
+        let digitsStart = j
+        while j < bytes.count, isDigit(bytes[j]), j - digitsStart < 18 {
+            magnitude = magnitude * 10 + Int(bytes[j] &- 48)
+            j += 1
+        }
+        if j > digitsStart, j == bytes.count || !(isDigit(bytes[j]) || bytes[j] == UInt8(ascii: ".") || bytes[j] == UInt8(ascii: "e") || bytes[j] == UInt8(ascii: "E")) {
+            i = j
+            return .int(negative ? -magnitude : magnitude)
+        }
         let start = i
         if i < bytes.count && bytes[i] == UInt8(ascii: "-") { i += 1 }
         var isFloat = false

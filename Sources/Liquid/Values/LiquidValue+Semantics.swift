@@ -53,6 +53,7 @@ extension LiquidValue {
 
     /// Ruby's `==` between two values, with `blank` and `empty` literals on either side.
     func liquidEquals(_ other: LiquidValue) -> Bool {
+        if let same = LiquidValue.plainEquals(self, other) { return same }
         if case .drop(let a) = self, a.drop is MethodLiteralDrop, case .drop(let b) = other, b.drop is MethodLiteralDrop {
             return false
         }
@@ -73,6 +74,23 @@ extension LiquidValue {
         case (.range(let a, let b), .range(let c, let d)): return a == c && b == d
         case (.drop(let a), .drop(let b)): return a == b
         default: return false
+        }
+    }
+
+    /// `==` of two strings or two integers, borrowed; `nil` for every other pair.
+    static func plainEquals(_ a: borrowing LiquidValue, _ b: borrowing LiquidValue) -> Bool? {
+        switch a {
+        case .string(let x):
+            switch b {
+            case .string(let y): return x == y
+            default: return nil
+            }
+        case .int(let x):
+            switch b {
+            case .int(let y): return x == y
+            default: return nil
+            }
+        default: return nil
         }
     }
 
