@@ -9,27 +9,8 @@ struct CaseTag: LiquidTag {
     }
 
     struct Node: LiquidNode {
-        /// One branch, borrowed in place.
-        static func render(_ branch: borrowing Branch, _ value: LiquidValue, _ matched: inout Bool, _ context: RenderContext) throws {
-            switch branch {
-            case .when(let candidates, let body):
-                // Each value of a `when` is its own branch in the reference.
-                var c = 0
-                while c < candidates.count {
-                    if value.liquidEquals(try context.evaluate(candidates[c])) {
-                        matched = true
-                        try body.render(context)
-                        if context.interrupt != nil { return }
-                    }
-                    c += 1
-                }
-            case .otherwise(let body):
-                if !matched { try body.render(context) }
-            }
-        }
-
         let subject: LiquidExpression
-        let branches: [Branch]
+        let branches: [CaseBranch]
         let isBlank: Bool
 
         func render(_ context: RenderContext) throws {
@@ -37,7 +18,7 @@ struct CaseTag: LiquidTag {
             var matched = false
             var b = 0
             while b < branches.count {
-                try Self.render(branches[b], value, &matched, context)
+                try branches[b].render(value, &matched, context)
                 if context.interrupt != nil { return }
                 b += 1
             }
@@ -76,6 +57,37 @@ struct CaseTag: LiquidTag {
                 }
             }
         }
-        return Node(subject: subject, branches: branches, isBlank: blank)
+        return Node(subject: subject, branches: branches.map(CaseBranch.init), isBlank: blank)
+    }
+}
+
+/// A compiled `when` or `else` branch: a class, so that rendering reads its parts in place.
+final class CaseBranch: Sendable {
+    /// The `when` values; `nil` for `else`.
+    let candidates: [LiquidExpression]?
+    let body: Body
+
+    init(_ branch: CaseTag.Branch) {
+        switch branch {
+        case .when(let c, let b): candidates = c; body = b
+        case .otherwise(let b): candidates = nil; body = b
+        }
+    }
+
+    func render(_ value: LiquidValue, _ matched: inout Bool, _ context: RenderContext) throws {
+        guard let candidates else {
+            if !matched { try body.render(context) }
+            return
+        }
+        // Each value of a `when` is its own branch in the reference.
+        var c = 0
+        while c < candidates.count {
+            if value.liquidEquals(try context.evaluate(candidates[c])) {
+                matched = true
+                try body.render(context)
+                if context.interrupt != nil { return }
+            }
+            c += 1
+        }
     }
 }
