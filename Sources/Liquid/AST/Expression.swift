@@ -102,6 +102,10 @@ public final class FilterCall: Sendable {
     let offset: Int
     /// The argument count is known to suit the filter (checked once, here, instead of per render).
     let arityChecked: Bool
+    /// The arguments, when every one is a literal (`times: 100`, `date: '%b %d'`): evaluated
+    /// once (``hasLiteralArguments``).
+    let literalArguments: FilterArguments
+    let hasLiteralArguments: Bool
 
     init(name: String, filter: LiquidFilter?, arguments: [LiquidExpression], keywordArguments: [(String, LiquidExpression)], offset: Int) {
         self.name = name
@@ -110,6 +114,16 @@ public final class FilterCall: Sendable {
         self.keywordArguments = keywordArguments
         self.offset = offset
         self.arityChecked = (try? filter?.checkArity(arguments.count, offset: nil)) != nil
+        if arguments.allSatisfy({ $0.constantValue != nil }) && keywordArguments.allSatisfy({ $0.1.constantValue != nil }) {
+            var args = FilterArguments()
+            for a in arguments { args.append(a.constantValue!) }
+            for (k, e) in keywordArguments { args.keywords.append((k, e.constantValue!)) }
+            literalArguments = args
+            hasLiteralArguments = true
+        } else {
+            literalArguments = FilterArguments()
+            hasLiteralArguments = false
+        }
     }
 }
 

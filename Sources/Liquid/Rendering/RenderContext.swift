@@ -270,6 +270,12 @@ public final class RenderContext {
         }
         do {
             if !call.arityChecked { try call.filter!.checkArity(call.arguments.count, offset: call.offset) }
+            if call.hasLiteralArguments {
+                switch value {
+                case .drop: return try call.filter!.function((copy value).resolved, call.literalArguments, self)
+                default: return try call.filter!.function(value, call.literalArguments, self)
+                }
+            }
             var args = FilterArguments()
             var i = 0
             while i < call.arguments.count {
