@@ -4,26 +4,20 @@ struct IfTag: LiquidTag {
 
     struct Node: LiquidNode {
         /// Condition and body pairs; `nil` condition is the `else` branch.
-        let branches: [(Condition?, Body)]
+        let branches: [IfBranch]
         let negateFirst: Bool
         let isBlank: Bool
 
+        init(branches: [(Condition?, Body)], negateFirst: Bool, isBlank: Bool) {
+            self.branches = branches.map { IfBranch(condition: $0.0, body: $0.1) }
+            self.negateFirst = negateFirst
+            self.isBlank = isBlank
+        }
+
         func render(_ context: RenderContext) throws {
-            // Indexed in place: no copies of the conditions or the branches' bodies.
             var index = 0
             while index < branches.count {
-                switch branches[index].0 {
-                case .none:
-                    try branches[index].1.render(context)
-                    return
-                case .some(let condition):
-                    var truth = try context.evaluate(condition)
-                    if index == 0 && negateFirst { truth.toggle() }
-                    if truth {
-                        try branches[index].1.render(context)
-                        return
-                    }
-                }
+                if try branches[index].render(context, negate: index == 0 && negateFirst) { return }
                 index += 1
             }
         }
@@ -63,5 +57,34 @@ struct UnlessTag: LiquidTag {
     let name = "unless"
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
         try IfTag.parseBranches(tag, parser: parser, endName: "endunless", negateFirst: true)
+    }
+}
+
+/// A compiled `if`/`elsif`/`else` branch: a class, so that rendering reads its parts in place.
+final class IfBranch: Sendable {
+    /// `nil` for `else`.
+    let condition: Condition?
+    let body: Body
+
+    init(condition: Condition?, body: Body) {
+        self.condition = condition
+        self.body = body
+    }
+
+    /// Renders the body when the condition holds (`negate` for `unless`); returns whether it
+    /// did. Not inlined: inside, `self` is borrowed and so are its condition and body.
+    @inline(never)
+    func render(_ context: RenderContext, negate: Bool) throws -> Bool {
+        switch condition {
+        case .none:
+            try body.render(context)
+            return true
+        case .some(let c):
+            if try context.evaluate(c) != negate {
+                try body.render(context)
+                return true
+            }
+            return false
+        }
     }
 }
