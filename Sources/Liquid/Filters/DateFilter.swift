@@ -67,6 +67,86 @@ enum DateFilter {
     static func strftime(_ format: String, _ time: ZonedTime) -> String {
         let unix = Int(floor(time.date.timeIntervalSince1970))
         let f = Civil.fields(unixSeconds: unix, offset: time.offsetSeconds)
+        if let fast = commonStrftime(format, f) { return fast }
+        return fullStrftime(format, time, unix: unix, f)
+    }
+
+    /// The common directives (`%Y %m %d %e %H %I %M %S %y %j %b %B %a %A %p %P %%`, each
+    /// optionally with `-`), formatted into a stack buffer: no allocation for short results.
+    /// `nil` for anything else (the general path handles it).
+    static func commonStrftime(_ format: String, _ f: Civil.Fields) -> String? {
+        var format = format
+        return format.withUTF8 { fmt -> String? in
+            guard fmt.count <= 64 else { return nil }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 640) { out -> String? in
+                var n = 0
+                func put(_ b: UInt8) { out[n] = b; n += 1 }
+                func number(_ v: Int, _ width: Int, _ pad: UInt8, _ unpadded: Bool) {
+                    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0)
+                    var count = 0
+                    var x = v
+                    withUnsafeMutableBytes(of: &digits) { d in
+                        repeat { d[count] = UInt8(48 + x % 10); x /= 10; count += 1 } while x > 0 && count < 8
+                    }
+                    if !unpadded { for _ in count..<max(count, width) { put(pad) } }
+                    withUnsafeBytes(of: &digits) { d in
+                        var k = count - 1
+                        while k >= 0 { put(d[k]); k -= 1 }
+                    }
+                }
+                func word(_ w: String, _ length: Int? = nil) {
+                    for (k, b) in w.utf8.enumerated() {
+                        if let length, k >= length { break }
+                        put(b)
+                    }
+                }
+                let hour12 = f.hour % 12 == 0 ? 12 : f.hour % 12
+                var i = 0
+                while i < fmt.count {
+                    let b = fmt[i]
+                    if b != UInt8(ascii: "%") { put(b); i += 1; continue }
+                    i += 1
+                    guard i < fmt.count else { return nil }
+                    var unpadded = false
+                    if fmt[i] == UInt8(ascii: "-") {
+                        unpadded = true
+                        i += 1
+                        guard i < fmt.count else { return nil }
+                    }
+                    switch fmt[i] {
+                    case UInt8(ascii: "Y"):
+                        guard f.year >= 0 && f.year <= 9999 else { return nil }
+                        number(f.year, unpadded ? 0 : 1, 48, unpadded)
+                    case UInt8(ascii: "m"): number(f.month, 2, 48, unpadded)
+                    case UInt8(ascii: "d"): number(f.day, 2, 48, unpadded)
+                    case UInt8(ascii: "e"): number(f.day, 2, 32, unpadded)
+                    case UInt8(ascii: "H"): number(f.hour, 2, 48, unpadded)
+                    case UInt8(ascii: "I"): number(hour12, 2, 48, unpadded)
+                    case UInt8(ascii: "M"): number(f.minute, 2, 48, unpadded)
+                    case UInt8(ascii: "S"): number(f.second, 2, 48, unpadded)
+                    case UInt8(ascii: "y"):
+                        guard f.year >= 0 else { return nil }
+                        number(f.year % 100, 2, 48, unpadded)
+                    case UInt8(ascii: "j"): number(f.yday, 3, 48, unpadded)
+                    case UInt8(ascii: "b"), UInt8(ascii: "h"): word(monthNames[f.month - 1], 3)
+                    case UInt8(ascii: "B"): word(monthNames[f.month - 1])
+                    case UInt8(ascii: "a"): word(dayNames[f.weekday], 3)
+                    case UInt8(ascii: "A"): word(dayNames[f.weekday])
+                    case UInt8(ascii: "p"): word(f.hour < 12 ? "AM" : "PM")
+                    case UInt8(ascii: "P"): word(f.hour < 12 ? "am" : "pm")
+                    case UInt8(ascii: "%"):
+                        guard !unpadded else { return nil }
+                        put(UInt8(ascii: "%"))
+                    default: return nil
+                    }
+                    i += 1
+                }
+                return String(decoding: UnsafeBufferPointer(rebasing: out[0..<n]), as: UTF8.self)
+            }
+        }
+    }
+
+    static func fullStrftime(_ format: String, _ time: ZonedTime, unix: Int, _ f: Civil.Fields) -> String {
         let year = f.year, month = f.month, day = f.day, hour = f.hour, minute = f.minute, second = f.second
         let weekday = f.weekday  // 0 = Sunday
         let yday = f.yday

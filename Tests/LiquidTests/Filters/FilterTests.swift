@@ -110,6 +110,23 @@ import Testing
         }
     }
 
+    /// Common formats take a short path; a trailing `%t` (which it leaves to the general
+    /// formatter) makes the same format go the general way: both must agree.
+    @Test func commonFormatsAgreeWithTheGeneralFormatter() throws {
+        let formats = ["%b %-d, %Y", "%Y-%m-%d %H:%M:%S", "%-m/%-d/%y %I:%M %p", "%A, %B %e %P", "%a %j %-j %-H:%-M:%-S",
+                       "%d.%m.%Y", "100%% %h %-I %l", "no directives", "%-e|%e|%-d|%d|%-y|%y|%-Y"]
+        var seed: UInt64 = 7
+        for _ in 0..<300 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            let unix = Int(Int64(bitPattern: seed >> 1) % 4_000_000_000) - 1_000_000_000
+            for format in formats {
+                let short = try render("{{ t | date: f }}", ["t": .int(unix), "f": .string(format)])
+                let general = try render("{{ t | date: f }}", ["t": .int(unix), "f": .string(format + "%t")])
+                #expect(short + "\t" == general, "\(format) at \(unix)")
+            }
+        }
+    }
+
     @Test func isoWeeksMatchFoundation() throws {
         var iso = Calendar(identifier: .iso8601)
         iso.timeZone = TimeZone(identifier: "UTC")!
