@@ -255,42 +255,46 @@ public final class RenderContext {
         var value = try evaluate(expression.expression)
         var i = 0
         while i < expression.filters.count {
-            value = try apply(expression.filters[i], to: value)
+            // The expression holds its calls for as long as this render: no retain per call.
+            value = try Unmanaged.passUnretained(expression.filters[i])._withUnsafeGuaranteedRef { try apply($0, to: value) }
             i += 1
         }
         return value
     }
 
     func apply(_ call: FilterCall, to value: borrowing LiquidValue) throws -> LiquidValue {
-        guard call.filter != nil else {
+        guard let filter = call.filter.map(Unmanaged.passUnretained) else {
             if options.strictFilters || template.environment.strictFilters {
                 throw LiquidError.Reason.unknownFilter(call.name).at(call.offset)
             }
             return copy value
         }
-        do {
-            if !call.arityChecked { try call.filter!.checkArity(call.arguments.count, offset: call.offset) }
-            if call.hasLiteralArguments {
-                switch value {
-                case .drop: return try call.filter!.function((copy value).resolved, call.literalArguments, self)
-                default: return try call.filter!.function(value, call.literalArguments, self)
+        // The template holds its filters for as long as this render: no retain per call.
+        return try filter._withUnsafeGuaranteedRef { filter in
+            do {
+                if !call.arityChecked { try filter.checkArity(call.arguments.count, offset: call.offset) }
+                if call.hasLiteralArguments {
+                    switch value {
+                    case .drop: return try filter.function((copy value).resolved, call.literalArguments, self)
+                    default: return try filter.function(value, call.literalArguments, self)
+                    }
                 }
+                var args = FilterArguments()
+                var i = 0
+                while i < call.arguments.count {
+                    args.append(try evaluate(call.arguments[i]))
+                    i += 1
+                }
+                if !call.keywordArguments.isEmpty {
+                    for (k, e) in call.keywordArguments { args.keywords.append((k, try evaluate(e))) }
+                }
+                switch value {
+                case .drop: return try filter.function((copy value).resolved, args, self)
+                default: return try filter.function(value, args, self)
+                }
+            } catch let reason as LiquidError.Reason {
+                throw LiquidError(reason, offset: call.offset)
             }
-            var args = FilterArguments()
-            var i = 0
-            while i < call.arguments.count {
-                args.append(try evaluate(call.arguments[i]))
-                i += 1
-            }
-            if !call.keywordArguments.isEmpty {
-                for (k, e) in call.keywordArguments { args.keywords.append((k, try evaluate(e))) }
-            }
-            switch value {
-            case .drop: return try call.filter!.function((copy value).resolved, args, self)
-            default: return try call.filter!.function(value, args, self)
-            }
-        } catch let reason as LiquidError.Reason {
-            throw LiquidError(reason, offset: call.offset)
         }
     }
 
