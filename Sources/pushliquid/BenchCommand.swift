@@ -9,7 +9,9 @@ extension PushLiquidCommand {
             discussion: """
                 TEMPLATES has the shape of ../shared/bench/w1-learning-progress.*.json (title, body, \
                 key_value_pairs); CONTEXTS is NDJSON of render context documents (gen_contexts.py). JSON \
-                decoding happens before the timed loop, which runs on one thread. The last line is \
+                decoding happens before the timed loop, which runs on one thread; each context's fields \
+                render in one render session, as a message's fields do in the send pipeline (each \
+                field still a separate render). The last line is \
                 `render_seconds=S renders=N`, the figure the reference's script prints.
                 """
         )
