@@ -4,10 +4,18 @@
 /// one is changed, so a lookup touches one allocation; objects of more than
 /// `linearLimit` keys add a hash index.
 public struct LiquidObject: @unchecked Sendable, Hashable, Sequence {
+    /// Key and value first, then the low half of the key's fingerprint: 40 bytes an entry
+    /// rather than 48, so a scan touches fewer cache lines.
     struct Entry {
-        let fingerprint: UInt64
         let key: String
         var value: LiquidValue
+        let fingerprint: UInt32
+
+        init(fingerprint: UInt64, key: String, value: LiquidValue) {
+            self.key = key
+            self.value = value
+            self.fingerprint = UInt32(truncatingIfNeeded: fingerprint)
+        }
     }
 
     final class Index {
@@ -42,7 +50,7 @@ public struct LiquidObject: @unchecked Sendable, Hashable, Sequence {
     func position(of key: PropertyKey) -> Int? {
         if index != nil { return indexedPosition(of: key) }
         return entries.withUnsafeBufferPointer { buf in
-            let f = key.fingerprint
+            let f = UInt32(truncatingIfNeeded: key.fingerprint)
             var i = 0
             while i < buf.count {
                 if buf[i].fingerprint == f && buf[i].key == key.name { return i }
