@@ -96,13 +96,15 @@ public struct Body: Sendable {
 /// Literal text.
 struct TextNode: LiquidNode {
     let text: String
+    let bytes: [UInt8]
     let whitespaceOnly: Bool
     init(_ text: String) {
         self.text = text
+        self.bytes = Array(text.utf8)
         // The reference's blank test is /\A\s*\z/: ASCII whitespace.
         self.whitespaceOnly = text.utf8.allSatisfy(isSpace)
     }
-    func render(_ context: RenderContext) throws { context.output += text }
+    func render(_ context: RenderContext) throws { bytes.withUnsafeBufferPointer { context.buffer.append(contentsOf: $0) } }
     var isBlank: Bool { whitespaceOnly }
 }
 
@@ -111,6 +113,6 @@ struct OutputNode: LiquidNode {
     let expression: FilteredExpression
     func render(_ context: RenderContext) throws {
         let value = try context.evaluate(expression)
-        value.write(to: &context.output)
+        value.write(to: &context.buffer)
     }
 }

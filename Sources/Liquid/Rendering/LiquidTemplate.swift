@@ -55,9 +55,7 @@ extension LiquidTemplate {
         var context = RenderContextCache.take(template: storage, options: options, data: data)
         defer { RenderContextCache.give(&context) }
         try render(into: context)
-        var output = ""
-        swap(&output, &context.output)
-        return output
+        return context.takeOutput()
     }
 
     /// Runs `body` with a ``RenderSession`` over `data` and `options`, for rendering several
@@ -109,8 +107,6 @@ public struct RenderSession {
     public func render(_ template: LiquidTemplate) throws -> String {
         context.begin(template.storage)
         try template.render(into: context)
-        var output = ""
-        swap(&output, &context.output)
-        return output
+        return context.takeOutput()
     }
 }

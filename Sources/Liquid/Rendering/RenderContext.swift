@@ -34,8 +34,20 @@ public final class RenderContext {
     private(set) var limits: LiquidLimits
     /// This render's options.
     public private(set) var options: RenderOptions
+    /// The output so far, as UTF-8 bytes: appending is a copy of bytes, and the buffer keeps
+    /// its capacity from one render to the next.
+    var buffer: [UInt8] = []
     /// The output so far.
-    public var output: String
+    public var output: String {
+        get { String(decoding: buffer, as: UTF8.self) }
+        set { buffer.removeAll(keepingCapacity: true); buffer.append(contentsOf: newValue.utf8) }
+    }
+    /// Takes the output so far as a string and empties the buffer (keeping its capacity).
+    func takeOutput() -> String {
+        let text = String(decoding: buffer, as: UTF8.self)
+        buffer.removeAll(keepingCapacity: true)
+        return text
+    }
     /// Variables of enclosing `for` loops, `with` bindings and similar, innermost last.
     var locals: [(name: PropertyKey, value: LiquidValue)] = []
     /// Variables set by `assign` and `capture`.
@@ -79,7 +91,7 @@ public final class RenderContext {
     func begin(_ template: LiquidTemplate.Storage) {
         self.template = template
         self.limits = template.limits
-        if !output.isEmpty { output = "" }
+        if !buffer.isEmpty { buffer.removeAll(keepingCapacity: true) }
         if !locals.isEmpty { locals.removeAll(keepingCapacity: true) }
         if !globals.isEmpty { globals.removeAll(keepingCapacity: true) }
         if !counters.isEmpty { counters.removeAll(keepingCapacity: true) }
@@ -100,11 +112,10 @@ public final class RenderContext {
         self.limits = template.limits
         self.options = options
         self.data = data
-        self.output = ""
     }
 
     /// Appends text to the output.
-    @inline(__always) public func write(_ text: String) { output += text }
+    @inline(__always) public func write(_ text: String) { appendUTF8(text, to: &buffer) }
 
     /// Counts one render step and enforces the step and output limits.
     @inline(__always) func step() throws {
@@ -112,7 +123,7 @@ public final class RenderContext {
         if steps > limits.renderSteps {
             throw LiquidError.Reason.limitExceeded(.renderSteps(limits.renderSteps))
         }
-        if output.utf8.count > limits.outputBytes {
+        if buffer.count > limits.outputBytes {
             throw LiquidError.Reason.limitExceeded(.outputBytes(limits.outputBytes))
         }
     }
@@ -345,11 +356,11 @@ public final class RenderContext {
 
     /// Runs `render` with a new output buffer and returns what it wrote.
     public func capture(_ render: () throws -> Void) throws -> String {
-        var saved = ""
-        swap(&saved, &output)
-        defer { swap(&saved, &output) }
+        var saved: [UInt8] = []
+        swap(&saved, &buffer)
+        defer { swap(&saved, &buffer) }
         try render()
-        return output
+        return String(decoding: buffer, as: UTF8.self)
     }
 }
 

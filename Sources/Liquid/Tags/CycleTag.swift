@@ -9,7 +9,7 @@ struct CycleTag: LiquidTag {
         func render(_ context: RenderContext) throws {
             let name = try group.map { try context.evaluate($0).renderedString } ?? key
             let position = context.cycles[name] ?? 0
-            if position < values.count { try context.evaluate(values[position]).write(to: &context.output) }
+            if position < values.count { try context.evaluate(values[position]).write(to: &context.buffer) }
             context.cycles[name] = position + 1 >= values.count ? 0 : position + 1
         }
     }

@@ -17,7 +17,7 @@ struct IncrementTag: LiquidTag {
             default: value = 0
             }
             if delta < 0 { value -= 1 }
-            context.output += String(value)
+            context.write(String(value))
             if delta > 0 { value += 1 }
             context.counters[variable] = .int(value)
         }

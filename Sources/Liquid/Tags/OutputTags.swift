@@ -30,7 +30,7 @@ struct IfchangedTag: LiquidTag {
             let text = try context.capture(body)
             if text != context.lastIfchanged {
                 context.lastIfchanged = text
-                context.output += text
+                context.write(text)
             }
         }
     }

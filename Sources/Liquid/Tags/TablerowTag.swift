@@ -45,7 +45,7 @@ struct TablerowTag: LiquidTag {
             let items = LoopItems(collection, from: from, limit: limit) ?? LoopItems(.array([]))!
             let cols = try p.cols.flatMap { try loopInteger(try context.evaluate($0)) } ?? items.count
             let loop = TablerowloopDrop(length: items.count, cols: cols)
-            context.output += "<tr class=\"row1\">\n"
+            context.write("<tr class=\"row1\">\n")
             context.pushLocal("tablerowloop", .drop(loop))
             context.pushLocal(p.variable, .nil)
             let slot = context.locals.count - 1
@@ -53,19 +53,19 @@ struct TablerowTag: LiquidTag {
             for i in 0..<items.count {
                 loop.index0 = i
                 context.locals[slot].value = items[i]
-                context.output += "<td class=\"col\(loop.col0 + 1)\">"
+                context.write("<td class=\"col\(loop.col0 + 1)\">")
                 try body.render(context)
-                context.output += "</td>"
+                context.write("</td>")
                 if let interrupt = context.interrupt {
                     context.interrupt = nil
                     if interrupt == .breakLoop { break }
                 }
                 if loop.col0 + 1 == cols && i != items.count - 1 {
-                    context.output += "</tr>\n<tr class=\"row\(loop.row + 1)\">"
+                    context.write("</tr>\n<tr class=\"row\(loop.row + 1)\">")
                 }
                 try context.step()
             }
-            context.output += "</tr>\n"
+            context.write("</tr>\n")
         }
     }
 

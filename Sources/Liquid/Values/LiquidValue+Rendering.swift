@@ -28,6 +28,21 @@ extension LiquidValue {
         }
     }
 
+    /// Appends the rendered text to a UTF-8 buffer (the render's output).
+    public func write(to out: inout [UInt8]) {
+        switch self {
+        case .nil: break
+        case .string(let s): appendUTF8(s, to: &out)
+        case .int(let i): appendDecimal(i, to: &out)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .double(let d): out.append(contentsOf: rubyFloatString(d).utf8)
+        case .array(let a): for e in a { e.write(to: &out) }
+        case .range(let lo, let hi): out.append(contentsOf: "\(lo)..\(hi)".utf8)
+        case .object: out.append(contentsOf: rubyInspect.utf8)
+        case .drop(let d): d.drop.liquidSelf.write(to: &out)
+        }
+    }
+
     /// Ruby's `inspect`, used for objects rendered directly and in error messages.
     var rubyInspect: String {
         switch self {
@@ -109,3 +124,29 @@ func shortestDigits(_ value: Double) -> (String, Int) {
     return (String(decoding: digits[start...], as: UTF8.self), decpt)
 }
 
+
+/// Appends `value` in decimal without an intermediate string.
+@inline(__always)
+func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+    if value < 0 { out.append(UInt8(ascii: "-")) }
+    var magnitude = value.magnitude
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    let count = withUnsafeMutableBytes(of: &digits) { d -> Int in
+        var n = 0
+        repeat {
+            d[23 - n] = UInt8(48 + magnitude % 10)
+            magnitude /= 10
+            n += 1
+        } while magnitude > 0
+        return n
+    }
+    withUnsafeBytes(of: &digits) { d in out.append(contentsOf: d[(24 - count)...]) }
+}
+
+/// Appends the UTF-8 bytes of `s` (read in place, not retained, when the string is native).
+@inline(__always)
+func appendUTF8(_ s: String, to out: inout [UInt8]) {
+    if s.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
+        out.append(contentsOf: s.utf8)
+    }
+}
