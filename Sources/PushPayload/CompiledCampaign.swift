@@ -155,60 +155,88 @@ public struct CompiledCampaign: Sendable {
         }
     }
 
+    /// A `$json:` key-value pair's value, parsed; other fields' text as a string.
+    func writeKeyValue(_ field: RenderedCampaignField, to json: inout JSONTextWriter) throws {
+        if field.text.hasPrefix("$json:") { json.value(try keyValue(field)) } else { json.string(field.text) }
+    }
+
+    /// The payload, written straight as JSON text (no intermediate object): the same text
+    /// `PushPayload(platform:json:fields:)` gives for the object of these keys in this order.
     func build(platform: Platform, fields: [RenderedCampaignField]) throws -> PushPayload {
-        let kvFields = fields.filter { $0.name.hasPrefix("key_value_pairs.") }
         // A handful of fields: a scan beats hashing names into a dictionary.
         func text(_ name: String) -> String? { fields.first { $0.name == name }?.text }
         func nonEmpty(_ name: String) -> String? { text(name).flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 } }
+        var json = JSONTextWriter(capacity: 512)
         switch platform {
         case .ios:
-            var alert = LiquidObject()
-            alert["title"] = .string(text("title") ?? "")
-            if let s = text("subtitle"), campaign.subtitle != nil { alert["subtitle"] = .string(s) }
-            alert["body"] = .string(text("body") ?? "")
-            var aps = LiquidObject()
-            aps["alert"] = .object(alert)
             let o = campaign.ios
-            if let c = o.category { aps["category"] = .string(c) }
-            if let s = o.sound { aps["sound"] = .string(s) }
+            var badge: Int?
             if let badgeText = nonEmpty("ios.badge") {
-                guard let badge = Int(badgeText.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                guard let b = Int(badgeText.trimmingCharacters(in: .whitespacesAndNewlines)) else {
                     let f = o.badge!
                     throw PayloadError.badgeNotInteger(rendered: badgeText, file: campaign.file, location: SourceLocation(line: f.line, column: f.column))
                 }
-                aps["badge"] = .int(badge)
+                badge = b
             }
-            if let t = o.threadID { aps["thread-id"] = .string(t) }
-            if let l = o.interruptionLevel { aps["interruption-level"] = .string(l.rawValue) }
             let image = nonEmpty("ios.image_url")
-            if o.mutableContent || image != nil { aps["mutable-content"] = 1 }
-            if o.contentAvailable { aps["content-available"] = 1 }
-            var root = LiquidObject()
-            root["aps"] = .object(aps)
-            var ab = LiquidObject()
-            ab["c"] = campaign.apiID.map { .string($0) } ?? .nil
-            if let image { ab["att"] = ["url": .string(image), "type": .string(attachmentType(image))] }
-            root["ab"] = .object(ab)
-            if let link = nonEmpty("ios.deep_link") { root["ab_uri"] = .string(link) }
-            for f in kvFields { root[f.key] = try keyValue(f) }
-            return PushPayload(platform: .ios, json: .object(root), fields: fields)
+            json.beginObject()
+            json.key("aps")
+            json.beginObject()
+            json.key("alert")
+            json.beginObject()
+            json.key("title"); json.string(text("title") ?? "")
+            if let s = text("subtitle"), campaign.subtitle != nil { json.key("subtitle"); json.string(s) }
+            json.key("body"); json.string(text("body") ?? "")
+            json.endObject()
+            if let c = o.category { json.key("category"); json.string(c) }
+            if let s = o.sound { json.key("sound"); json.string(s) }
+            if let badge { json.key("badge"); json.value(.int(badge)) }
+            if let t = o.threadID { json.key("thread-id"); json.string(t) }
+            if let l = o.interruptionLevel { json.key("interruption-level"); json.string(l.rawValue) }
+            if o.mutableContent || image != nil { json.key("mutable-content"); json.value(.int(1)) }
+            if o.contentAvailable { json.key("content-available"); json.value(.int(1)) }
+            json.endObject()
+            json.key("ab")
+            json.beginObject()
+            json.key("c")
+            if let id = campaign.apiID { json.string(id) } else { json.null() }
+            if let image {
+                json.key("att")
+                json.beginObject()
+                json.key("url"); json.string(image)
+                json.key("type"); json.string(attachmentType(image))
+                json.endObject()
+            }
+            json.endObject()
+            if let link = nonEmpty("ios.deep_link") { json.key("ab_uri"); json.string(link) }
+            for f in fields where f.name.hasPrefix("key_value_pairs.") {
+                json.key(f.key)
+                try writeKeyValue(f, to: &json)
+            }
+            json.endObject()
         case .android:
-            var extra = LiquidObject()
-            for f in kvFields { extra[f.key] = try keyValue(f) }
-            var root = LiquidObject()
-            root["_ab"] = "true"
-            root["t"] = .string(text("title") ?? "")
-            root["a"] = .string(text("body") ?? "")
-            root["extra"] = .string(LiquidValue.object(extra).jsonString)
+            var extra = JSONTextWriter()
+            extra.beginObject()
+            for f in fields where f.name.hasPrefix("key_value_pairs.") {
+                extra.key(f.key)
+                try writeKeyValue(f, to: &extra)
+            }
+            extra.endObject()
             let o = campaign.android
-            if let link = nonEmpty("android.deep_link") { root["uri"] = .string(link) }
-            if let id = campaign.apiID { root["cid"] = .string(id) }
-            if let ch = o.channelID { root["ab_nc"] = .string(ch) }
-            if let p = o.priority { root["p"] = .string(String(p)) }
-            if let img = nonEmpty("android.image_url") { root["ab_iu"] = .string(img) }
-            if let s = nonEmpty("android.summary_text") { root["s"] = .string(s) }
-            return PushPayload(platform: .android, json: .object(root), fields: fields)
+            json.beginObject()
+            json.key("_ab"); json.string("true")
+            json.key("t"); json.string(text("title") ?? "")
+            json.key("a"); json.string(text("body") ?? "")
+            json.key("extra"); json.string(extra.text)
+            if let link = nonEmpty("android.deep_link") { json.key("uri"); json.string(link) }
+            if let id = campaign.apiID { json.key("cid"); json.string(id) }
+            if let ch = o.channelID { json.key("ab_nc"); json.string(ch) }
+            if let p = o.priority { json.key("p"); json.string(String(p)) }
+            if let img = nonEmpty("android.image_url") { json.key("ab_iu"); json.string(img) }
+            if let s = nonEmpty("android.summary_text") { json.key("s"); json.string(s) }
+            json.endObject()
         }
+        return PushPayload(platform: platform, serialized: json.text, fields: fields)
     }
 }
 

@@ -18,19 +18,23 @@ public enum Platform: String, Sendable, CaseIterable {
 public struct PushPayload: Sendable, Equatable {
     /// The platform.
     public let platform: Platform
-    /// The payload, keys in a stable order.
-    public let json: LiquidValue
+    /// The payload, keys in a stable order (parsed back from ``serialized`` when asked for).
+    public var json: LiquidValue { (try? JSONValueParser.parse(serialized)) ?? .nil }
     /// The rendered message fields (title, subtitle, body, key-value pairs), for previews.
     public let fields: [RenderedCampaignField]
     /// The serialized payload (compact, deterministic).
     public let serialized: String
 
-    /// A payload; serialized once, here.
+    /// A payload from its JSON value; serialized once, here.
     public init(platform: Platform, json: LiquidValue, fields: [RenderedCampaignField]) {
+        self.init(platform: platform, serialized: json.jsonString, fields: fields)
+    }
+
+    /// A payload from its serialized JSON text (compact, as ``LiquidValue/jsonString`` writes it).
+    public init(platform: Platform, serialized: String, fields: [RenderedCampaignField]) {
         self.platform = platform
-        self.json = json
         self.fields = fields
-        self.serialized = json.jsonString
+        self.serialized = serialized
     }
 
     /// Its size in bytes, as the platform counts it.
