@@ -52,39 +52,42 @@ public struct BatchRenderer: Sendable {
     }
 
     func renderLine(_ line: Substring, number: Int, with campaign: CompiledCampaign) -> (text: String, status: String) {
-        var out = LiquidObject()
-        out["line"] = .int(number)
+        // {"line":N,"external_id":...,"status":...,then "payload", "reason" or "error"}
+        var out = JSONTextWriter(capacity: 1024)
+        out.beginObject()
+        out.key("line")
+        out.value(.int(number))
+        out.key("external_id")
         let document: RenderContextDocument
         do {
             document = try RenderContextDocument(json: String(line))
         } catch {
-            out["external_id"] = .nil
-            out["status"] = "failed"
-            out["error"] = .string("line \(number): \(error)")
-            return (LiquidValue.object(out).jsonString, "failed")
+            out.null()
+            out.key("status"); out.string("failed")
+            out.key("error"); out.string("line \(number): \(error)")
+            out.endObject()
+            return (out.text, "failed")
         }
-        out["external_id"] = document.externalID.map { .string($0) } ?? .nil
+        if let id = document.externalID { out.string(id) } else { out.null() }
         let status: String
         switch campaign.render(document, platform: platform) {
         case .rendered(let payload):
-            // The payload is already serialized: splice it in rather than serialize it again.
-            out["status"] = "rendered"
-            var text = LiquidValue.object(out).jsonString
-            text.removeLast()
-            text += ",\"payload\":"
-            text += payload.serialized
-            text += "}"
-            return (text, "rendered")
+            status = "rendered"
+            out.key("status"); out.string(status)
+            // The payload is already serialized: spliced in, not serialized again.
+            out.key("payload"); out.raw(payload.serialized)
         case .aborted(let reason, _):
             status = "aborted"
-            out["status"] = "aborted"
-            out["reason"] = reason.map { .string($0) } ?? .nil
+            out.key("status"); out.string(status)
+            out.key("reason")
+            if let reason { out.string(reason) } else { out.null() }
         case .failed(let error):
             status = "failed"
-            out["status"] = "failed"
-            out["error"] = .string(error.description)
+            out.key("status"); out.string(status)
+            out.key("error"); out.string(error.description)
         }
-        return (LiquidValue.object(out).jsonString, status)
+        out.endObject()
+        return (out.text, status)
     }
 
     /// One chunk being rendered on the workers while the caller's thread reads the next chunk

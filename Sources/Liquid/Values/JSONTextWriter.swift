@@ -65,6 +65,13 @@ public struct JSONTextWriter {
         bytes += [0x6E, 0x75, 0x6C, 0x6C]
     }
 
+    /// Writes a value that is already JSON text (as ``LiquidValue/jsonString`` gives it), as is.
+    public mutating func raw(_ json: String) {
+        separator()
+        var json = json
+        json.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
     /// Writes any value, serialized as ``LiquidValue/jsonString`` does.
     public mutating func value(_ value: LiquidValue) {
         separator()
