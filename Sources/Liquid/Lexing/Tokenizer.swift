@@ -42,7 +42,9 @@ struct Tokenizer {
             let e = utf8.index(s, offsetBy: b - a)
             return source[s..<e]
         }
-        func flushText(upTo end: Int) {
+        // Takes the token list and start explicitly: a nested function capturing them would box
+        // them, and every append would copy tokens.
+        func flushText(_ tokens: inout [Token], from textStart: Int, upTo end: Int) {
             if end > textStart { tokens.append(Token(kind: .text, content: sub(textStart, end), offset: textStart)) }
         }
         while i + 1 < n {
@@ -59,7 +61,7 @@ struct Tokenizer {
                 guard close >= 0 else {
                     throw LiquidError.Reason.syntax("tag '{%' was not properly terminated with '%}'").at(i)
                 }
-                flushText(upTo: i)
+                flushText(&tokens, from: textStart, upTo: i)
                 var a = i + 2, b = close
                 var token = Token(kind: .tag, content: "", offset: i)
                 if a < b && bytes[a] == UInt8(ascii: "-") { token.trimLeft = true; a += 1 }
@@ -78,14 +80,16 @@ struct Tokenizer {
                 while k < b && isSpace(bytes[k]) { k += 1 }
                 token.markup = sub(k, b)
                 token.markupOffset = k
+                let rawName: String? = token.name == "raw" || token.name == "doc" ? String(token.name) : nil
+                let tokenOffset = token.offset
                 tokens.append(token)
                 i = close + 2
                 textStart = i
                 // `raw` and `doc` bodies are not tokenized: find the end tag by bytes.
-                if token.name == "raw" || token.name == "doc" {
-                    let endName = Array(("end" + token.name).utf8)
+                if let rawName {
+                    let endName = Array(("end" + rawName).utf8)
                     guard let (bodyEnd, _) = findEndTag(endName, in: bytes, from: i) else {
-                        throw LiquidError.Reason.unclosedBlock(String(token.name)).at(token.offset)
+                        throw LiquidError.Reason.unclosedBlock(rawName).at(tokenOffset)
                     }
                     if bodyEnd > i { tokens.append(Token(kind: .raw, content: sub(i, bodyEnd), offset: i)) }
                     i = bodyEnd
@@ -113,7 +117,7 @@ struct Tokenizer {
                     throw LiquidError.Reason.syntax("variable '{{' was not properly terminated with '}}'").at(i)
                 }
                 let end = (close + 1 < n && bytes[close + 1] == UInt8(ascii: "}")) ? close + 2 : close + 1
-                flushText(upTo: i)
+                flushText(&tokens, from: textStart, upTo: i)
                 var a = i + 2, b = close
                 var token = Token(kind: .output, content: "", offset: i)
                 if a < b && bytes[a] == UInt8(ascii: "-") { token.trimLeft = true; a += 1 }
@@ -127,7 +131,7 @@ struct Tokenizer {
                 i += 1
             }
         }
-        flushText(upTo: n)
+        flushText(&tokens, from: textStart, upTo: n)
         applyWhitespaceControl(&tokens)
         return tokens
     }

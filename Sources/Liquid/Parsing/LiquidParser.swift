@@ -38,35 +38,38 @@ public final class LiquidParser {
     public func parseBody(until terminators: [String]) throws -> (Body, TagToken?) {
         var body = Body()
         while position < tokens.count {
-            let token = tokens[position]
+            // Fields are read one by one: copying a whole token would retain its three substrings.
+            let index = position
             position += 1
-            switch token.kind {
+            let offset = tokens[index].offset
+            switch tokens[index].kind {
             case .text, .raw:
-                if !token.content.isEmpty { body.append(TextNode(String(token.content)), at: token.offset) }
+                let content = tokens[index].content
+                if !content.isEmpty { body.append(TextNode(String(content)), at: offset) }
             case .output:
-                let expr = try parseMarkup(token.content, offset: token.markupOffset) { try $0.filteredExpression() }
-                body.append(OutputNode(expression: expr), at: token.offset)
+                let expr = try parseMarkup(tokens[index].content, offset: tokens[index].markupOffset) { try $0.filteredExpression() }
+                body.append(OutputNode(expression: expr), at: offset)
             case .tag:
-                let tagName = String(token.name)
-                let tag = TagToken(name: tagName, markup: token.markup, offset: token.offset, markupOffset: token.markupOffset)
+                let tagName = String(tokens[index].name)
+                let tag = TagToken(name: tagName, markup: tokens[index].markup, offset: offset, markupOffset: tokens[index].markupOffset)
                 if terminators.contains(tagName) { return (body, tag) }
                 if tagName.isEmpty {
-                    throw LiquidError.Reason.syntax("tag '\(token.content.trimmingCharacters())' has no name").at(token.offset)
+                    throw LiquidError.Reason.syntax("tag '\(tokens[index].content.trimmingCharacters())' has no name").at(offset)
                 }
                 guard let definition = environment.tags[tagName] else {
                     // `else`, `endif` and the like outside the block that takes them.
                     let isDelimiter = ["else", "elsif", "when"].contains(tagName)
                         || (tagName.hasPrefix("end") && environment.tags[String(tagName.dropFirst(3))] != nil)
-                    if isDelimiter { throw LiquidError.Reason.unexpectedTag(tagName).at(token.offset) }
-                    throw LiquidError.Reason.unknownTag(tagName).at(token.offset)
+                    if isDelimiter { throw LiquidError.Reason.unexpectedTag(tagName).at(offset) }
+                    throw LiquidError.Reason.unknownTag(tagName).at(offset)
                 }
                 depth += 1
                 defer { depth -= 1 }
                 if depth > environment.limits.nestingDepth {
-                    throw LiquidError.Reason.limitExceeded(.nestingDepth(environment.limits.nestingDepth)).at(token.offset)
+                    throw LiquidError.Reason.limitExceeded(.nestingDepth(environment.limits.nestingDepth)).at(offset)
                 }
                 let node = try definition.parse(tag, parser: self)
-                body.append(node, at: token.offset)
+                body.append(node, at: offset)
             }
         }
         return (body, nil)
