@@ -48,6 +48,23 @@ import Testing
         #expect(after.0 == nil && after.1 == "ok")
     }
 
+    /// An output that is one long string value is returned as that string; anything more
+    /// written after it (text, another value, a capture's own output) still counts.
+    @Test func outputsMadeOfOneLongString() throws {
+        let long = "a string longer than fifteen bytes"
+        let data: LiquidValue = ["s": .string(long), "n": 7]
+        let cases: [(String, String)] = [
+            ("{{ s }}", long), ("{{ s }}!", long + "!"), ("{{ s }}{{ s }}", long + long), ("{{ s }}{{ n }}", long + "7"),
+            ("{{ s }}{% capture c %}{{ s }}{% endcapture %}", long), ("{{ s }}{% capture c %}x{% endcapture %}{{ c }}", long + "x"),
+            ("{% capture c %}{{ s }}{% endcapture %}{{ c | size }}", "\(long.count)"), ("{{ s | upcase }}", long.uppercased()),
+        ]
+        for (source, expected) in cases {
+            let template = try env.parse(source)
+            #expect(try template.render(data) == expected, "\(source)")
+            #expect(try LiquidTemplate.withSession(data) { try [$0.render(template), $0.render(template)] } == [expected, expected], "\(source)")
+        }
+    }
+
     @Test func strictVariablesStillApply() throws {
         let template = try env.parse("{{ user.nickname }}")
         let error = liquidError {

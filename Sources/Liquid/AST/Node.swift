@@ -113,6 +113,6 @@ struct OutputNode: LiquidNode {
     let expression: FilteredExpression
     func render(_ context: RenderContext) throws {
         let value = try context.evaluate(expression)
-        value.write(to: &context.buffer)
+        context.emit(value)
     }
 }

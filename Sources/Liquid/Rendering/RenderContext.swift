@@ -40,13 +40,34 @@ public final class RenderContext {
     /// The output so far.
     public var output: String {
         get { String(decoding: buffer, as: UTF8.self) }
-        set { buffer.removeAll(keepingCapacity: true); buffer.append(contentsOf: newValue.utf8) }
+        set { buffer.removeAll(keepingCapacity: true); buffer.append(contentsOf: newValue.utf8); sole = nil }
     }
+    /// When the whole output so far is one string value (`{{ user.id }}`), that string and
+    /// the buffer's length after it: the output is then that string, with no new allocation.
+    private var sole: String?
+    private var soleLength = -1
+
+    /// Appends a value's text (an output's value).
+    @inline(__always)
+    func emit(_ value: borrowing LiquidValue) {
+        switch value {
+        case .string(let s) where buffer.isEmpty && s.utf8.count > 15:
+            sole = s
+            appendUTF8(s, to: &buffer)
+            soleLength = buffer.count
+        default:
+            value.write(to: &buffer)
+        }
+    }
+
     /// Takes the output so far as a string and empties the buffer (keeping its capacity).
     func takeOutput() -> String {
-        let text = String(decoding: buffer, as: UTF8.self)
-        buffer.removeAll(keepingCapacity: true)
-        return text
+        defer {
+            buffer.removeAll(keepingCapacity: true)
+            sole = nil
+        }
+        if let sole, soleLength == buffer.count { return sole }
+        return String(decoding: buffer, as: UTF8.self)
     }
     /// Variables of enclosing `for` loops, `with` bindings and similar, innermost last.
     var locals: [(name: PropertyKey, value: LiquidValue)] = []
@@ -92,6 +113,7 @@ public final class RenderContext {
         self.template = template
         self.limits = template.limits
         if !buffer.isEmpty { buffer.removeAll(keepingCapacity: true) }
+        sole = nil
         if !locals.isEmpty { locals.removeAll(keepingCapacity: true) }
         if !globals.isEmpty { globals.removeAll(keepingCapacity: true) }
         if !counters.isEmpty { counters.removeAll(keepingCapacity: true) }
@@ -358,7 +380,8 @@ public final class RenderContext {
     public func capture(_ render: () throws -> Void) throws -> String {
         var saved: [UInt8] = []
         swap(&saved, &buffer)
-        defer { swap(&saved, &buffer) }
+        sole = nil
+        defer { swap(&saved, &buffer); sole = nil }
         try render()
         return String(decoding: buffer, as: UTF8.self)
     }
