@@ -2,6 +2,9 @@ import Foundation
 
 /// Options of one render.
 public struct RenderOptions: Sendable {
+    /// UTC, made once (looking a zone up by name takes a lock).
+    public static let utc = TimeZone(identifier: "UTC")!
+
     /// An undefined variable (or a missing key of an object) is an error.
     public var strictVariables: Bool
     /// An unknown filter is an error (otherwise it passes its input through, as the reference does).
@@ -12,7 +15,7 @@ public struct RenderOptions: Sendable {
     public var now: @Sendable () -> Date
 
     /// Options for a render; by default lenient, UTC and the system clock.
-    public init(strictVariables: Bool = false, strictFilters: Bool = false, timeZone: TimeZone = TimeZone(identifier: "UTC")!, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(strictVariables: Bool = false, strictFilters: Bool = false, timeZone: TimeZone = RenderOptions.utc, now: @escaping @Sendable () -> Date = { Date() }) {
         self.strictVariables = strictVariables
         self.strictFilters = strictFilters
         self.timeZone = timeZone

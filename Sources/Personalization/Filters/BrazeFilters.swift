@@ -50,7 +50,7 @@ enum BrazeFilters {
         let name = args[0].renderedString
         guard !name.isEmpty, let zone = TimeZone(identifier: name) else {
             context.warnings.append("time_zone: unknown time zone '\(name)', using UTC")
-            return .drop(time.converted(to: TimeZone(identifier: "UTC")!))
+            return .drop(time.converted(to: RenderOptions.utc))
         }
         return .drop(time.converted(to: zone))
     }
