@@ -102,6 +102,10 @@ public final class FilterCall: Sendable {
     let offset: Int
     /// The argument count is known to suit the filter (checked once, here, instead of per render).
     let arityChecked: Bool
+    /// The filter's direct output writer, when it has one and the call has no arguments.
+    var appendToOutput: (@Sendable (LiquidValue, inout [UInt8]) -> Bool)? {
+        arguments.isEmpty && keywordArguments.isEmpty ? filter?.appendToOutput : nil
+    }
     /// The arguments, when every one is a literal (`times: 100`, `date: '%b %d'`): evaluated
     /// once (``hasLiteralArguments``).
     let literalArguments: FilterArguments

@@ -112,6 +112,14 @@ struct TextNode: LiquidNode {
 struct OutputNode: LiquidNode {
     let expression: FilteredExpression
     func render(_ context: RenderContext) throws {
+        let count = expression.filters.count
+        if count > 0, let append = expression.filters[count - 1].appendToOutput {
+            // The last filter writes its result straight into the output (no string of its own).
+            let input = try context.evaluate(expression, filters: count - 1)
+            if append(input, &context.buffer) { return }
+            context.emit(try context.apply(expression.filters[count - 1], to: input))
+            return
+        }
         let value = try context.evaluate(expression)
         context.emit(value)
     }

@@ -15,6 +15,9 @@ public final class LiquidFilter: Sendable {
     /// Keyword argument names it accepts (`allow_false`).
     public let keywords: [String]
     let function: Function
+    /// For filters that only transform text: appends the result for `input` straight to a
+    /// render's output, or returns `false` when it cannot (the output then takes the usual way).
+    let appendToOutput: (@Sendable (LiquidValue, inout [UInt8]) -> Bool)?
 
     /// A filter taking between `minArguments` and `maxArguments` positional arguments.
     public init(_ name: String, arguments: ClosedRange<Int> = 0...0, unlimited: Bool = false, keywords: [String] = [], _ function: @escaping Function) {
@@ -23,6 +26,16 @@ public final class LiquidFilter: Sendable {
         self.maxArguments = unlimited ? nil : arguments.upperBound
         self.keywords = keywords
         self.function = function
+        self.appendToOutput = nil
+    }
+
+    init(_ name: String, _ function: @escaping Function, appendToOutput: @escaping @Sendable (LiquidValue, inout [UInt8]) -> Bool) {
+        self.name = name
+        self.minArguments = 0
+        self.maxArguments = 0
+        self.keywords = []
+        self.function = function
+        self.appendToOutput = appendToOutput
     }
 
     func checkArity(_ count: Int, offset: Int?) throws {

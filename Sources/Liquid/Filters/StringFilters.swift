@@ -3,8 +3,14 @@ import Foundation
 /// String filters.
 enum StringFilters {
     static let all: [LiquidFilter] = [
-        string("downcase") { asciiCase($0, upper: false) ?? $0.lowercased() },
-        string("upcase") { asciiCase($0, upper: true) ?? $0.uppercased() },
+        LiquidFilter("downcase", { input, _, _ in
+            let s = input.rubyString
+            return .string(asciiCase(s, upper: false) ?? s.lowercased())
+        }, appendToOutput: { input, out in appendASCIICase(input, upper: false, to: &out) }),
+        LiquidFilter("upcase", { input, _, _ in
+            let s = input.rubyString
+            return .string(asciiCase(s, upper: true) ?? s.uppercased())
+        }, appendToOutput: { input, out in appendASCIICase(input, upper: true, to: &out) }),
         string("capitalize") { s in
             if let ascii = asciiCapitalize(s) { return ascii }
             guard let first = s.first else { return s }
@@ -122,6 +128,19 @@ func asciiCase(_ s: String, upper: Bool) -> String? {
         }
         return i
     }
+}
+
+/// `upcase`/`downcase` of an ASCII string appended to an output; `false` for anything else.
+func appendASCIICase(_ input: LiquidValue, upper: Bool, to out: inout [UInt8]) -> Bool {
+    guard case .string(let s) = input else { return false }
+    let done = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+        guard !bytes.contains(where: { $0 >= 0x80 }) else { return false }
+        for b in bytes {
+            out.append(upper ? (b >= 0x61 && b <= 0x7A ? b - 32 : b) : (b >= 0x41 && b <= 0x5A ? b + 32 : b))
+        }
+        return true
+    }
+    return done ?? false
 }
 
 /// `capitalize` for an ASCII string; `nil` otherwise.

@@ -288,9 +288,14 @@ public final class RenderContext {
 
     /// Evaluates an expression and applies its filters.
     public func evaluate(_ expression: FilteredExpression) throws -> LiquidValue {
+        try evaluate(expression, filters: expression.filters.count)
+    }
+
+    /// Evaluates an expression and applies its first `count` filters.
+    func evaluate(_ expression: FilteredExpression, filters count: Int) throws -> LiquidValue {
         var value = try evaluate(expression.expression)
         var i = 0
-        while i < expression.filters.count {
+        while i < count {
             // The expression holds its calls for as long as this render: no retain per call.
             value = try Unmanaged.passUnretained(expression.filters[i])._withUnsafeGuaranteedRef { try apply($0, to: value) }
             i += 1
