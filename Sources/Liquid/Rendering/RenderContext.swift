@@ -91,6 +91,8 @@ public final class RenderContext {
     var forOffsets: [(name: String, offset: Int)] = []
     var lastIfchanged: String?
     var forStack: [ForloopDrop] = []
+    /// A `forloop` drop no longer referenced, for the next loop (no allocation per loop).
+    var spareForloop: ForloopDrop?
     var partialDepth = 0
     var trace: [String] = []
     /// Storage for custom tags' per-render state.

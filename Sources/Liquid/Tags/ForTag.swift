@@ -1,9 +1,17 @@
 /// The `forloop` object of a `for` loop, updated in place as the loop advances.
 final class ForloopDrop: LiquidDrop, @unchecked Sendable {
-    let name: String
-    let length: Int
+    private(set) var name: String
+    private(set) var length: Int
     var index0 = 0
-    let parent: LiquidValue
+    private(set) var parent: LiquidValue
+
+    /// Makes a spare drop (see `RenderContext.spareForloop`) the `forloop` of a new loop.
+    func reuse(name: String, length: Int, parent: LiquidValue) {
+        self.name = name
+        self.length = length
+        self.parent = parent
+        index0 = 0
+    }
 
     init(name: String, length: Int, parent: LiquidValue) {
         self.name = name
@@ -182,12 +190,28 @@ struct ForTag: LiquidTag {
                 return
             }
             let parent = context.forStack.last.map { LiquidValue.drop($0) } ?? .nil
-            let forloop = ForloopDrop(name: loopName, length: items.count, parent: parent)
+            var forloop: ForloopDrop
+            if let spare = context.spareForloop {
+                context.spareForloop = nil
+                spare.reuse(name: loopName, length: items.count, parent: parent)
+                forloop = spare
+            } else {
+                forloop = ForloopDrop(name: loopName, length: items.count, parent: parent)
+            }
             context.forStack.append(forloop)
             context.pushLocal(ForloopDrop.key, .drop(forloop))
             context.pushLocal(variableKey, .nil)
             let slot = context.locals.count - 1
-            defer { context.popLocal(); context.popLocal(); context.forStack.removeLast() }
+            defer {
+                context.popLocal()
+                context.popLocal()
+                context.forStack.removeLast()
+                // Kept for the next loop unless something still holds it (`assign x = forloop`).
+                if isKnownUniquelyReferenced(&forloop) {
+                    forloop.reuse(name: "", length: 0, parent: .nil)
+                    context.spareForloop = forloop
+                }
+            }
             for i in 0..<items.count {
                 forloop.index0 = i
                 context.locals[slot].value = items[i]

@@ -9,6 +9,12 @@ import Testing
         #expect(out == "1/0/2/1/true/false/2 2/1/1/0/false/true/2 ")
     }
 
+    /// Loops reuse a finished loop's `forloop` only when nothing kept it.
+    @Test func keptForloopIsNotReused() throws {
+        let out = try render("{% for i in (1..2) %}{% assign f = forloop %}{% endfor %}{% for j in (1..3) %}{{ forloop.length }}{% endfor %}|{{ f.length }}|{% for k in (1..2) %}{% for m in (1..2) %}{{ forloop.parentloop.index }}{{ forloop.index }}{% endfor %}{% endfor %}")
+        #expect(out == "333|2|11122122")
+    }
+
     @Test func parentloopAndName() throws {
         let out = try render("{% for i in (1..2) %}{% for j in a %}{{ forloop.parentloop.index }}{{ forloop.name }};{% endfor %}{% endfor %}", ["a": [1]])
         #expect(out == "1j-a;2j-a;")
