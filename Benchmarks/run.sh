@@ -8,6 +8,12 @@ if [ ! -x /usr/bin/time ]; then
     $SUDO apt-get install -y -qq time >&2   # GNU time, for the batch's peak memory
 fi
 swift build -c release --product pushliquid >&2
-swift build -c release --package-path Benchmarks >&2
+# SwiftPM can keep a stale list of the root package's files in this nested package's build
+# (a file added to Sources/ is then "not in scope"): clean once and retry before giving up.
+if ! swift build -c release --package-path Benchmarks >&2; then
+    echo "benchmarks: build failed; cleaning the nested package's build and retrying" >&2
+    swift package --package-path Benchmarks clean >&2
+    swift build -c release --package-path Benchmarks >&2
+fi
 BIN=$(swift build -c release --package-path Benchmarks --show-bin-path)
 LD_PRELOAD="$BIN/libMallocInterposerSwift.so" "$BIN/liquid-bench"
