@@ -20,20 +20,16 @@ public final class LiquidFilter: Sendable {
     let appendToOutput: (@Sendable (LiquidValue, inout [UInt8]) -> Bool)?
 
     /// A filter taking between `minArguments` and `maxArguments` positional arguments.
-    public init(_ name: String, arguments: ClosedRange<Int> = 0...0, unlimited: Bool = false, keywords: [String] = [], _ function: @escaping Function) {
+    public convenience init(_ name: String, arguments: ClosedRange<Int> = 0...0, unlimited: Bool = false, keywords: [String] = [], _ function: @escaping Function) {
+        self.init(name, arguments: arguments, unlimited: unlimited, keywords: keywords, function, appendToOutput: nil)
+    }
+
+    init(_ name: String, arguments: ClosedRange<Int> = 0...0, unlimited: Bool = false, keywords: [String] = [], _ function: @escaping Function,
+         appendToOutput: (@Sendable (LiquidValue, inout [UInt8]) -> Bool)?) {
         self.name = name
         self.minArguments = arguments.lowerBound
         self.maxArguments = unlimited ? nil : arguments.upperBound
         self.keywords = keywords
-        self.function = function
-        self.appendToOutput = nil
-    }
-
-    init(_ name: String, _ function: @escaping Function, appendToOutput: @escaping @Sendable (LiquidValue, inout [UInt8]) -> Bool) {
-        self.name = name
-        self.minArguments = 0
-        self.maxArguments = 0
-        self.keywords = []
         self.function = function
         self.appendToOutput = appendToOutput
     }

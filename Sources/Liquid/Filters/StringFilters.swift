@@ -3,14 +3,8 @@ import Foundation
 /// String filters.
 enum StringFilters {
     static let all: [LiquidFilter] = [
-        LiquidFilter("downcase", { input, _, _ in
-            let s = input.rubyString
-            return .string(asciiCase(s, upper: false) ?? s.lowercased())
-        }, appendToOutput: { input, out in appendASCIICase(input, upper: false, to: &out) }),
-        LiquidFilter("upcase", { input, _, _ in
-            let s = input.rubyString
-            return .string(asciiCase(s, upper: true) ?? s.uppercased())
-        }, appendToOutput: { input, out in appendASCIICase(input, upper: true, to: &out) }),
+        caseFilter("downcase", upper: false),
+        caseFilter("upcase", upper: true),
         string("capitalize") { s in
             if let ascii = asciiCapitalize(s) { return ascii }
             guard let first = s.first else { return s }
@@ -100,6 +94,14 @@ enum StringFilters {
 
     static func string(_ name: String, _ f: @escaping @Sendable (String) -> String) -> LiquidFilter {
         LiquidFilter(name) { input, _, _ in .string(f(input.rubyString)) }
+    }
+
+    /// `upcase`/`downcase`; as an output's last filter it writes into the output directly.
+    static func caseFilter(_ name: String, upper: Bool) -> LiquidFilter {
+        LiquidFilter(name, { input, _, _ in
+            let s = input.rubyString
+            return .string(asciiCase(s, upper: upper) ?? (upper ? s.uppercased() : s.lowercased()))
+        }, appendToOutput: { input, out in appendASCIICase(input, upper: upper, to: &out) })
     }
 
     static func stringArg(_ name: String, _ n: Int, _ f: @escaping @Sendable (String, FilterArguments) throws -> String) -> LiquidFilter {

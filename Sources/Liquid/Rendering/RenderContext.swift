@@ -405,24 +405,12 @@ final class SessionData: Sendable {
 
 /// One spare render context per thread, so that a render allocates no context of its own.
 enum RenderContextCache {
-    static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { raw in
-            #if canImport(Glibc)
-            if let raw { Unmanaged<RenderContext>.fromOpaque(raw).release() }
-            #else
-            Unmanaged<RenderContext>.fromOpaque(raw).release()
-            #endif
-        }
-        return key
-    }()
+    static let slot = ThreadSlot<RenderContext>()
 
     /// A context for this thread: the spare one, reset, or a new one.
     /// With no `template`, the caller calls ``RenderContext/begin(_:)`` before rendering.
     static func take(template: LiquidTemplate.Storage?, options: RenderOptions, data: LiquidValue) -> RenderContext {
-        if let raw = pthread_getspecific(key) {
-            pthread_setspecific(key, nil)
-            let context = Unmanaged<RenderContext>.fromOpaque(raw).takeRetainedValue()
+        if let context = slot.take() {
             context.reset(template: template ?? placeholder, options: options, data: data)
             return context
         }
@@ -434,9 +422,9 @@ enum RenderContextCache {
 
     /// Keeps `context` as this thread's spare when nothing else holds it.
     static func give(_ context: inout RenderContext) {
-        guard isKnownUniquelyReferenced(&context), pthread_getspecific(key) == nil else { return }
+        guard isKnownUniquelyReferenced(&context), slot.isEmpty else { return }
         context.data = .nil
         context.sessionData = nil
-        pthread_setspecific(key, Unmanaged.passRetained(context).toOpaque())
+        slot.put(context)
     }
 }

@@ -83,13 +83,7 @@ public struct LiquidObject: @unchecked Sendable, Hashable, Sequence {
                     rebuildIndex()
                 }
             } else if let newValue {
-                entries.append(Entry(fingerprint: k.fingerprint, key: key, value: newValue))
-                if entries.count == LiquidObject.linearLimit + 1 {
-                    rebuildIndex()
-                } else if entries.count > LiquidObject.linearLimit {
-                    if !isKnownUniquelyReferenced(&index!) { index = Index(index!.positions) }
-                    index!.positions[key] = entries.count - 1
-                }
+                append(k, newValue)
             }
         }
     }
@@ -98,8 +92,13 @@ public struct LiquidObject: @unchecked Sendable, Hashable, Sequence {
     mutating func set(_ key: PropertyKey, _ value: LiquidValue) {
         if let i = position(of: key) {
             entries[i].value = value
-            return
+        } else {
+            append(key, value)
         }
+    }
+
+    /// Adds an entry for a key not in the object yet.
+    private mutating func append(_ key: PropertyKey, _ value: LiquidValue) {
         entries.append(Entry(fingerprint: key.fingerprint, key: key.name, value: value))
         if entries.count == LiquidObject.linearLimit + 1 {
             rebuildIndex()

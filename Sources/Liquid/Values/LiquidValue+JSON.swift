@@ -1,5 +1,3 @@
-import Foundation
-
 /// JSON parsing straight into ``LiquidValue``, keeping object key order (Foundation's
 /// `JSONSerialization` does not).
 public struct JSONValueParser {
@@ -142,17 +140,14 @@ public struct JSONValueParser {
     private mutating func objectKey() throws -> PropertyKey {
         let start = i + 1
         var j = start
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         while j < bytes.count {
             let b = bytes[j]
             if b == UInt8(ascii: "\"") {
-                let key = bytes.withUnsafeBufferPointer { KeyInterner.current.key(UnsafeBufferPointer(rebasing: $0[start..<j]), fingerprint: hash) }
+                let key = bytes.withUnsafeBufferPointer { KeyInterner.current.key(UnsafeBufferPointer(rebasing: $0[start..<j])) }
                 i = j + 1
                 return key
             }
             if b == UInt8(ascii: "\\") { break }
-            hash ^= UInt64(b)
-            hash = hash &* 0x0000_0100_0000_01B3
             j += 1
         }
         return PropertyKey(try string())
@@ -320,49 +315,4 @@ func writeJSONStringBytes(_ s: String, to out: inout [UInt8]) {
         if n > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
     }
     out.append(0x22)
-}
-
-/// A per-thread table of recently seen object keys (see ``JSONValueParser``).
-final class KeyInterner {
-    private static let size = 512
-    private var fingerprints = [UInt64](repeating: 0, count: size)
-    private var keys = [String?](repeating: nil, count: size)
-
-    /// This thread's interner.
-    static var current: KeyInterner {
-        if let raw = pthread_getspecific(threadKey) { return Unmanaged<KeyInterner>.fromOpaque(raw).takeUnretainedValue() }
-        let interner = KeyInterner()
-        pthread_setspecific(threadKey, Unmanaged.passRetained(interner).toOpaque())
-        return interner
-    }
-
-    private static let threadKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { raw in
-            #if canImport(Glibc)
-            if let raw { Unmanaged<KeyInterner>.fromOpaque(raw).release() }
-            #else
-            Unmanaged<KeyInterner>.fromOpaque(raw).release()
-            #endif
-        }
-        return key
-    }()
-
-    /// The key for UTF-8 `bytes` whose FNV-1a fingerprint is `fingerprint`.
-    func key(_ bytes: UnsafeBufferPointer<UInt8>, fingerprint: UInt64) -> PropertyKey {
-        if bytes.count <= 15 {
-            // Small strings live inline: nothing to share.
-            return PropertyKey(String(decoding: bytes, as: UTF8.self), fingerprint: fingerprint)
-        }
-        let slot = Int(truncatingIfNeeded: fingerprint ^ (fingerprint >> 29)) & (Self.size - 1)
-        if fingerprints[slot] == fingerprint, let known = keys[slot] {
-            var k = known
-            let same = k.withUTF8 { $0.count == bytes.count && memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
-            if same { return PropertyKey(known, fingerprint: fingerprint) }
-        }
-        let string = String(decoding: bytes, as: UTF8.self)
-        fingerprints[slot] = fingerprint
-        keys[slot] = string
-        return PropertyKey(string, fingerprint: fingerprint)
-    }
 }

@@ -16,15 +16,13 @@ extension LiquidValue {
     @inline(__always)
     public func write(to out: inout String) {
         switch self {
-        case .nil: break
         case .string(let s): out += s
         case .int(let i): out += String(i)
-        case .bool(let b): out += b ? "true" : "false"
-        case .double(let d): out += rubyFloatString(d)
-        case .array(let a): for e in a { e.write(to: &out) }
-        case .range(let lo, let hi): out += "\(lo)..\(hi)"
-        case .object: out += rubyInspect
-        case .drop(let d): d.drop.liquidSelf.write(to: &out)
+        default:
+            // Everything else as the output buffer gets it (``write(to:)-([UInt8])``).
+            var bytes: [UInt8] = []
+            write(to: &bytes)
+            out += String(decoding: bytes, as: UTF8.self)
         }
     }
 

@@ -28,9 +28,13 @@ public struct PropertyKey: Sendable, Hashable, ExpressibleByStringLiteral, Custo
     public func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
 
     @inline(__always)
-    static func fingerprint(of name: String) -> UInt64 {
+    static func fingerprint(of name: String) -> UInt64 { fingerprint(of: name.utf8) }
+
+    /// FNV-1a of UTF-8 bytes.
+    @inline(__always)
+    static func fingerprint<Bytes: Sequence<UInt8>>(of bytes: Bytes) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in name.utf8 {
+        for b in bytes {
             hash ^= UInt64(b)
             hash = hash &* 0x0000_0100_0000_01B3
         }

@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
+/// A per-thread table of recently seen object keys (see ``JSONValueParser``): the same key in
+/// thousands of documents becomes one string, so parsing allocates nothing for it and a lookup
+/// compares against memory already in cache.
+final class KeyInterner {
+    private static let size = 512
+    private static let slot = ThreadSlot<KeyInterner>()
+    private var fingerprints = [UInt64](repeating: 0, count: size)
+    private var keys = [String?](repeating: nil, count: size)
+
+    /// This thread's interner.
+    static var current: KeyInterner {
+        if let interner = slot.current { return interner }
+        let interner = KeyInterner()
+        slot.put(interner)
+        return interner
+    }
+
+    /// The key for the UTF-8 `bytes` of an object key.
+    func key(_ bytes: UnsafeBufferPointer<UInt8>) -> PropertyKey {
+        let fingerprint = PropertyKey.fingerprint(of: bytes)
+        if bytes.count <= 15 {
+            // Small strings live inline: nothing to share.
+            return PropertyKey(String(decoding: bytes, as: UTF8.self), fingerprint: fingerprint)
+        }
+        let slot = Int(truncatingIfNeeded: fingerprint ^ (fingerprint >> 29)) & (Self.size - 1)
+        if fingerprints[slot] == fingerprint, let known = keys[slot] {
+            var k = known
+            let same = k.withUTF8 { $0.count == bytes.count && memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+            if same { return PropertyKey(known, fingerprint: fingerprint) }
+        }
+        let string = String(decoding: bytes, as: UTF8.self)
+        fingerprints[slot] = fingerprint
+        keys[slot] = string
+        return PropertyKey(string, fingerprint: fingerprint)
+    }
+}
