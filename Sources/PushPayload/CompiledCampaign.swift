@@ -148,16 +148,12 @@ public struct CompiledCampaign: Sendable {
         }
     }
 
+    /// A key-value pair's value: `$json:` text parsed, any other text as a string.
     func keyValue(_ field: RenderedCampaignField) throws -> LiquidValue {
         guard field.text.hasPrefix("$json:") else { return .string(field.text) }
         do { return try JSONValueParser.parse(String(field.text.dropFirst(6))) } catch let e as JSONValueParser.SyntaxError {
             throw PayloadError.invalidJSONValue(field: field.name, message: "\(e.line):\(e.column): \(e.message)")
         }
-    }
-
-    /// A `$json:` key-value pair's value, parsed; other fields' text as a string.
-    func writeKeyValue(_ field: RenderedCampaignField, to json: inout JSONTextWriter) throws {
-        if field.text.hasPrefix("$json:") { json.value(try keyValue(field)) } else { json.string(field.text) }
     }
 
     /// The payload, written straight as JSON text (no intermediate object): the same text
@@ -211,7 +207,7 @@ public struct CompiledCampaign: Sendable {
             if let link = nonEmpty("ios.deep_link") { json.key("ab_uri"); json.string(link) }
             for f in fields where f.name.hasPrefix("key_value_pairs.") {
                 json.key(f.key)
-                try writeKeyValue(f, to: &json)
+                json.value(try keyValue(f))
             }
             json.endObject()
         case .android:
@@ -219,7 +215,7 @@ public struct CompiledCampaign: Sendable {
             extra.beginObject()
             for f in fields where f.name.hasPrefix("key_value_pairs.") {
                 extra.key(f.key)
-                try writeKeyValue(f, to: &extra)
+                extra.value(try keyValue(f))
             }
             extra.endObject()
             let o = campaign.android

@@ -95,14 +95,13 @@ public struct Body: Sendable {
 
 /// Literal text.
 struct TextNode: LiquidNode {
-    let text: String
+    /// The text's UTF-8 bytes, as the output takes them.
     let bytes: [UInt8]
     let whitespaceOnly: Bool
     init(_ text: String) {
-        self.text = text
         self.bytes = Array(text.utf8)
         // The reference's blank test is /\A\s*\z/: ASCII whitespace.
-        self.whitespaceOnly = text.utf8.allSatisfy(isSpace)
+        self.whitespaceOnly = bytes.allSatisfy(isSpace)
     }
     func render(_ context: RenderContext) throws { bytes.withUnsafeBufferPointer { context.buffer.append(contentsOf: $0) } }
     var isBlank: Bool { whitespaceOnly }

@@ -184,22 +184,17 @@ public final class RenderContext {
     func pushLocal(_ name: String, _ value: LiquidValue) { locals.append((PropertyKey(name), value)) }
     func pushLocal(_ key: PropertyKey, _ value: LiquidValue) { locals.append((key, value)) }
 
+    /// Where the loop named `loop` stopped (for `offset: continue`).
     func forOffset(_ loop: String) -> Int? {
-        var i = 0
-        while i < forOffsets.count {
-            if forOffsets[i].name == loop { return forOffsets[i].offset }
-            i += 1
-        }
-        return nil
+        forOffsets.firstIndex { $0.name == loop }.map { forOffsets[$0].offset }
     }
 
     func setForOffset(_ loop: String, _ offset: Int) {
-        var i = 0
-        while i < forOffsets.count {
-            if forOffsets[i].name == loop { forOffsets[i].offset = offset; return }
-            i += 1
+        if let i = forOffsets.firstIndex(where: { $0.name == loop }) {
+            forOffsets[i].offset = offset
+        } else {
+            forOffsets.append((loop, offset))
         }
-        forOffsets.append((loop, offset))
     }
     func popLocal() { locals.removeLast() }
 
@@ -316,28 +311,27 @@ public final class RenderContext {
         return try filter._withUnsafeGuaranteedRef { filter in
             do {
                 if !call.arityChecked { try filter.checkArity(call.arguments.count, offset: call.offset) }
-                if call.hasLiteralArguments {
-                    switch value {
-                    case .drop: return try filter.function((copy value).resolved, call.literalArguments, self)
-                    default: return try filter.function(value, call.literalArguments, self)
-                    }
-                }
+                if call.hasLiteralArguments { return try invoke(filter, value, call.literalArguments) }
                 var args = FilterArguments()
                 var i = 0
                 while i < call.arguments.count {
                     args.append(try evaluate(call.arguments[i]))
                     i += 1
                 }
-                if !call.keywordArguments.isEmpty {
-                    for (k, e) in call.keywordArguments { args.keywords.append((k, try evaluate(e))) }
-                }
-                switch value {
-                case .drop: return try filter.function((copy value).resolved, args, self)
-                default: return try filter.function(value, args, self)
-                }
+                for (k, e) in call.keywordArguments { args.keywords.append((k, try evaluate(e))) }
+                return try invoke(filter, value, args)
             } catch let reason as LiquidError.Reason {
                 throw LiquidError(reason, offset: call.offset)
             }
+        }
+    }
+
+    /// Calls `filter` on `value` (a drop as the value it stands for).
+    @inline(__always)
+    private func invoke(_ filter: LiquidFilter, _ value: borrowing LiquidValue, _ args: borrowing FilterArguments) throws -> LiquidValue {
+        switch value {
+        case .drop: return try filter.function((copy value).resolved, args, self)
+        default: return try filter.function(value, args, self)
         }
     }
 

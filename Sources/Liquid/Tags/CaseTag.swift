@@ -3,11 +3,6 @@
 struct CaseTag: LiquidTag {
     let name = "case"
 
-    enum Branch: Sendable {
-        case when([LiquidExpression], Body)
-        case otherwise(Body)
-    }
-
     struct Node: LiquidNode {
         let subject: LiquidExpression
         let branches: [CaseBranch]
@@ -27,7 +22,7 @@ struct CaseTag: LiquidTag {
 
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
         let subject = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try $0.expression() }
-        var branches: [Branch] = []
+        var branches: [(candidates: [LiquidExpression]?, body: Body)] = []
         // Whatever stands before the first `when` is ignored.
         var (_, end) = try parser.parseBlock("case", offset: tag.offset, until: ["when", "else", "endcase"])
         while end.name != "endcase" {
@@ -38,26 +33,15 @@ struct CaseTag: LiquidTag {
                     while stream.acceptComma() || stream.accept(word: "or") { list.append(try stream.expression()) }
                     return list
                 }
-                branches.append(.when(candidates, body))
+                branches.append((candidates, body))
             } else {
-                branches.append(.otherwise(body))
+                branches.append((nil, body))
             }
             end = next
         }
-        let blank = branches.allSatisfy {
-            switch $0 {
-            case .when(_, let b), .otherwise(let b): return b.isBlank
-            }
-        }
-        if blank {
-            branches = branches.map {
-                switch $0 {
-                case .when(let c, let b): return .when(c, b.removingBlankText())
-                case .otherwise(let b): return .otherwise(b.removingBlankText())
-                }
-            }
-        }
-        return Node(subject: subject, branches: branches.map(CaseBranch.init), isBlank: blank)
+        let blank = branches.allSatisfy { $0.body.isBlank }
+        let compiled = branches.map { CaseBranch(candidates: $0.candidates, body: blank ? $0.body.removingBlankText() : $0.body) }
+        return Node(subject: subject, branches: compiled, isBlank: blank)
     }
 }
 
@@ -67,11 +51,9 @@ final class CaseBranch: Sendable {
     let candidates: [LiquidExpression]?
     let body: Body
 
-    init(_ branch: CaseTag.Branch) {
-        switch branch {
-        case .when(let c, let b): candidates = c; body = b
-        case .otherwise(let b): candidates = nil; body = b
-        }
+    init(candidates: [LiquidExpression]?, body: Body) {
+        self.candidates = candidates
+        self.body = body
     }
 
     func render(_ value: LiquidValue, _ matched: inout Bool, _ context: RenderContext) throws {
