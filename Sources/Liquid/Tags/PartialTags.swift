@@ -45,6 +45,46 @@ extension RenderContext {
         return template
     }
 
+    /// Everything a `{% render %}` partial must not see of the template that renders it.
+    struct SavedScope {
+        let locals: [(name: PropertyKey, value: LiquidValue)]
+        let globals: [PropertyKey: LiquidValue]
+        let counters: [String: LiquidValue]
+        let data: LiquidValue
+        let sessionData: Unmanaged<SessionData>?
+        let cycles: [String: Int]
+        let forOffsets: [(name: String, offset: Int)]
+        let lastIfchanged: String?
+        let isolated: (any Sendable)?
+        let forStack: [ForloopDrop]
+    }
+
+    /// The current scope, to put back with ``restoreScope(_:)``.
+    func saveScope() -> SavedScope {
+        SavedScope(locals: locals, globals: globals, counters: counters, data: data, sessionData: sessionData, cycles: cycles,
+                   forOffsets: forOffsets, lastIfchanged: lastIfchanged, isolated: registers["isolated"], forStack: forStack)
+    }
+
+    /// An empty scope: no variables, no data (not the session's either), no loop state.
+    func clearScope() {
+        locals = []
+        globals = [:]
+        counters = [:]
+        data = [:]
+        sessionData = nil
+        cycles = [:]
+        forOffsets = []
+        lastIfchanged = nil
+        forStack = []
+        registers["isolated"] = true
+    }
+
+    func restoreScope(_ saved: SavedScope) {
+        (locals, globals, counters, data, sessionData, cycles, forOffsets, lastIfchanged, forStack) =
+            (saved.locals, saved.globals, saved.counters, saved.data, saved.sessionData, saved.cycles, saved.forOffsets, saved.lastIfchanged, saved.forStack)
+        registers["isolated"] = saved.isolated
+    }
+
     /// Renders a partial in the current scope, with the partial chain and depth tracked and
     /// errors located in the partial's own source.
     public func renderPartial(_ template: LiquidTemplate, name: String) throws {
@@ -124,33 +164,14 @@ struct RenderTag: LiquidTag {
             for (key, expr) in call.attributes { attributes.append((key, try context.evaluate(expr))) }
 
             // Isolate: the partial sees only its arguments.
-            let saved = (context.locals, context.globals, context.counters, context.data, context.cycles, context.forOffsets, context.lastIfchanged, context.registers["isolated"], context.forStack)
-            let savedSessionData = context.sessionData
-            defer {
-                context.sessionData = savedSessionData
-                (context.locals, context.globals, context.counters, context.data, context.cycles, context.forOffsets, context.lastIfchanged) =
-                    (saved.0, saved.1, saved.2, saved.3, saved.4, saved.5, saved.6)
-                context.registers["isolated"] = saved.7
-                context.forStack = saved.8
-            }
-            func reset() {
-                context.locals = []
-                context.globals = [:]
-                context.counters = [:]
-                context.data = [:]
-                context.sessionData = nil
-                context.cycles = [:]
-                context.forOffsets = []
-                context.lastIfchanged = nil
-                context.forStack = []
-                context.registers["isolated"] = true
-            }
+            let saved = context.saveScope()
+            defer { context.restoreScope(saved) }
             // The partial's arguments live in its only scope, where its `assign`s go too.
             if call.isFor, variable.resolved.stringValue == nil, let items = LoopItems(variable) {
                 let forloop = ForloopDrop(name: templateName, length: items.count, parent: .nil)
                 for i in 0..<items.count {
                     let item = items[i]
-                    reset()
+                    context.clearScope()
                     forloop.index0 = i
                     context.globals[PropertyKey("forloop")] = .drop(forloop)
                     for (k, v) in attributes { context.globals[PropertyKey(k)] = v }
@@ -159,7 +180,7 @@ struct RenderTag: LiquidTag {
                     try context.step()
                 }
             } else {
-                reset()
+                context.clearScope()
                 for (k, v) in attributes { context.globals[PropertyKey(k)] = v }
                 if !variable.isNil { context.globals[PropertyKey(alias)] = variable }
                 try context.renderPartial(partial, name: templateName)
