@@ -98,8 +98,9 @@ struct TextNode: LiquidNode {
     /// The text's UTF-8 bytes, as the output takes them.
     let bytes: [UInt8]
     let whitespaceOnly: Bool
-    init(_ text: String) {
-        self.bytes = Array(text.utf8)
+    init(_ text: String) { self.init(bytes: Array(text.utf8)) }
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
         // The reference's blank test is /\A\s*\z/: ASCII whitespace.
         self.whitespaceOnly = bytes.allSatisfy(isSpace)
     }

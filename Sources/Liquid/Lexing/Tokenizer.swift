@@ -1,21 +1,32 @@
 /// A piece of template source: literal text, an output `{{ }}` or a tag `{% %}`.
+///
+/// Plain data: the token's parts are byte ranges into the source's UTF-8 bytes, so that a
+/// token list holds no references and the parser makes strings only of what it keeps.
 struct Token: Sendable {
-    enum Kind: Sendable, Equatable { case text, output, tag, raw }
+    enum Kind: UInt8, Sendable { case text, output, tag, raw }
     var kind: Kind
-    /// Text content, or the markup between the delimiters (trim markers removed).
-    var content: Substring
-    /// Tag name (tags only), e.g. `if`, `#`, `endfor`.
-    var name: Substring = ""
-    /// Tag markup after the name (tags only).
-    var markup: Substring = ""
     /// `{{-` / `{%-`.
     var trimLeft = false
     /// `-}}` / `-%}`.
     var trimRight = false
     /// UTF-8 offset of the token's first byte in the template source.
     var offset: Int
-    /// UTF-8 offset of the markup's first byte (outputs and tags).
-    var markupOffset: Int = 0
+    /// Text content, or the markup between the delimiters (trim markers removed).
+    var contentStart: Int
+    var contentEnd: Int
+    /// Tag name (tags only), e.g. `if`, `#`, `endfor`.
+    var nameStart = 0
+    var nameEnd = 0
+    /// Tag markup after the name (tags), or the output's markup.
+    var markupStart = 0
+    var markupEnd = 0
+
+    init(kind: Kind, offset: Int, contentStart: Int, contentEnd: Int) {
+        self.kind = kind
+        self.offset = offset
+        self.contentStart = contentStart
+        self.contentEnd = contentEnd
+    }
 }
 
 /// Splits template source into tokens with a byte-level scan (no regular expressions).
@@ -24,28 +35,21 @@ struct Token: Sendable {
 /// from `{{` to the next `}}` (or a lone `}`). Whitespace control is applied here: a `-`
 /// trim marker strips the neighbouring text's whitespace.
 struct Tokenizer {
-    let source: String
+    let bytes: UnsafeBufferPointer<UInt8>
     /// Dialects with `${...}` attributes: an output skips over `${...}` and nested `{{ }}`
     /// when looking for its end.
     var attributeAware = false
 
     func tokenize() throws -> [Token] {
         var tokens: [Token] = []
-        tokens.reserveCapacity(source.utf8.count / 16 + 4)
-        let utf8 = source.utf8
-        let bytes = Array(utf8)
         let n = bytes.count
+        tokens.reserveCapacity(n / 16 + 4)
         var i = 0
         var textStart = 0
-        func sub(_ a: Int, _ b: Int) -> Substring {
-            let s = utf8.index(utf8.startIndex, offsetBy: a)
-            let e = utf8.index(s, offsetBy: b - a)
-            return source[s..<e]
-        }
         // Takes the token list and start explicitly: a nested function capturing them would box
         // them, and every append would copy tokens.
         func flushText(_ tokens: inout [Token], from textStart: Int, upTo end: Int) {
-            if end > textStart { tokens.append(Token(kind: .text, content: sub(textStart, end), offset: textStart)) }
+            if end > textStart { tokens.append(Token(kind: .text, offset: textStart, contentStart: textStart, contentEnd: end)) }
         }
         while i + 1 < n {
             guard bytes[i] == UInt8(ascii: "{") else { i += 1; continue }
@@ -63,10 +67,11 @@ struct Tokenizer {
                 }
                 flushText(&tokens, from: textStart, upTo: i)
                 var a = i + 2, b = close
-                var token = Token(kind: .tag, content: "", offset: i)
+                var token = Token(kind: .tag, offset: i, contentStart: a, contentEnd: b)
                 if a < b && bytes[a] == UInt8(ascii: "-") { token.trimLeft = true; a += 1 }
                 if b > a && bytes[b - 1] == UInt8(ascii: "-") { token.trimRight = true; b -= 1 }
-                token.content = sub(a, b)
+                token.contentStart = a
+                token.contentEnd = b
                 // Name: '#' or word characters, after leading whitespace.
                 var k = a
                 while k < b && isSpace(bytes[k]) { k += 1 }
@@ -76,22 +81,23 @@ struct Tokenizer {
                 } else {
                     while k < b && isWordByte(bytes[k]) { k += 1 }
                 }
-                token.name = sub(nameStart, k)
+                token.nameStart = nameStart
+                token.nameEnd = k
                 while k < b && isSpace(bytes[k]) { k += 1 }
-                token.markup = sub(k, b)
-                token.markupOffset = k
-                let rawName: String? = token.name == "raw" || token.name == "doc" ? String(token.name) : nil
-                let tokenOffset = token.offset
+                token.markupStart = k
+                token.markupEnd = b
+                let name = UnsafeBufferPointer(rebasing: bytes[nameStart..<token.nameEnd])
+                let rawName: String? = name.elementsEqual("raw".utf8) || name.elementsEqual("doc".utf8)
+                    ? String(decoding: name, as: UTF8.self) : nil
                 tokens.append(token)
                 i = close + 2
                 textStart = i
                 // `raw` and `doc` bodies are not tokenized: find the end tag by bytes.
                 if let rawName {
-                    let endName = Array(("end" + rawName).utf8)
-                    guard let (bodyEnd, _) = findEndTag(endName, in: bytes, from: i) else {
-                        throw LiquidError.Reason.unclosedBlock(rawName).at(tokenOffset)
+                    guard let (bodyEnd, _) = findEndTag(Array(("end" + rawName).utf8), in: bytes, from: i) else {
+                        throw LiquidError.Reason.unclosedBlock(rawName).at(token.offset)
                     }
-                    if bodyEnd > i { tokens.append(Token(kind: .raw, content: sub(i, bodyEnd), offset: i)) }
+                    if bodyEnd > i { tokens.append(Token(kind: .raw, offset: i, contentStart: i, contentEnd: bodyEnd)) }
                     i = bodyEnd
                     textStart = i
                 }
@@ -119,11 +125,13 @@ struct Tokenizer {
                 let end = (close + 1 < n && bytes[close + 1] == UInt8(ascii: "}")) ? close + 2 : close + 1
                 flushText(&tokens, from: textStart, upTo: i)
                 var a = i + 2, b = close
-                var token = Token(kind: .output, content: "", offset: i)
+                var token = Token(kind: .output, offset: i, contentStart: a, contentEnd: b)
                 if a < b && bytes[a] == UInt8(ascii: "-") { token.trimLeft = true; a += 1 }
                 if b > a && bytes[b - 1] == UInt8(ascii: "-") { token.trimRight = true; b -= 1 }
-                token.content = sub(a, b)
-                token.markupOffset = a
+                token.contentStart = a
+                token.contentEnd = b
+                token.markupStart = a
+                token.markupEnd = b
                 tokens.append(token)
                 i = end
                 textStart = i
@@ -139,28 +147,22 @@ struct Tokenizer {
     /// `{{-`/`{%-` strip the whitespace before them, `-}}`/`-%}` the whitespace after.
     private func applyWhitespaceControl(_ tokens: inout [Token]) {
         for i in tokens.indices where tokens[i].kind == .text {
-            var text = tokens[i].content
+            var a = tokens[i].contentStart, b = tokens[i].contentEnd
             if i > 0, tokens[i - 1].trimRight, tokens[i - 1].kind != .text {
-                let utf8 = text.utf8
-                let start = utf8.firstIndex { !isSpace($0) } ?? utf8.endIndex
-                tokens[i].offset += utf8.distance(from: utf8.startIndex, to: start)
-                text = text[start...]
+                while a < b && isSpace(bytes[a]) { a += 1 }
+                tokens[i].offset = a
             }
             if i + 1 < tokens.count, tokens[i + 1].trimLeft {
-                let utf8 = text.utf8
-                if let last = utf8.lastIndex(where: { !isSpace($0) }) {
-                    text = text[..<utf8.index(after: last)]
-                } else {
-                    text = text[text.endIndex...]
-                }
+                while b > a && isSpace(bytes[b - 1]) { b -= 1 }
             }
-            tokens[i].content = text
+            tokens[i].contentStart = a
+            tokens[i].contentEnd = b
         }
     }
 }
 
 /// Finds `{%-? endNAME -?%}` from `start`; returns the offset of its `{%`.
-func findEndTag(_ name: [UInt8], in bytes: [UInt8], from start: Int) -> (Int, Int)? {
+func findEndTag(_ name: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (Int, Int)? {
     let n = bytes.count
     var i = start
     while i + 1 < n {
@@ -168,7 +170,7 @@ func findEndTag(_ name: [UInt8], in bytes: [UInt8], from start: Int) -> (Int, In
             var k = i + 2
             if k < n && bytes[k] == UInt8(ascii: "-") { k += 1 }
             while k < n && isSpace(bytes[k]) { k += 1 }
-            if k + name.count <= n && Array(bytes[k..<(k + name.count)]) == name {
+            if k + name.count <= n && bytes[k..<(k + name.count)].elementsEqual(name) {
                 k += name.count
                 while k < n && isSpace(bytes[k]) { k += 1 }
                 if k < n && bytes[k] == UInt8(ascii: "-") { k += 1 }

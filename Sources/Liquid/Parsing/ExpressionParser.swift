@@ -3,75 +3,132 @@
 /// Tags use it through ``LiquidParser/markup(_:offset:)``: a tag's markup is parsed by
 /// reading expressions and keywords off the stream and calling ``expectEnd()``.
 public struct MarkupStream {
-    var tokens: [(MarkupToken, Int)]
+    /// The markup's bytes (a copy: markup may come from anywhere, not only the template source).
+    var bytes: [UInt8]
+    var tokens: [MarkupToken]
     var position = 0
     var depth = 0
     /// Filter names used in this markup that the environment does not have.
     var unknownFilters: [String] = []
     let environment: LiquidEnvironment
     let lax: Bool
-    let markupText: Substring
+    /// UTF-8 offset of the markup in the template source.
     let markupOffset: Int
 
-    init(markup: Substring, offset: Int, environment: LiquidEnvironment, lax: Bool) throws {
+    /// A stream over `markup`; `bytes` and `tokens` are buffers to reuse (emptied here).
+    init<Markup: Collection<UInt8>>(markup: Markup, offset: Int, environment: LiquidEnvironment, lax: Bool,
+                                    bytes: consuming [UInt8] = [], tokens: consuming [MarkupToken] = []) throws {
         self.markupOffset = offset
-        self.tokens = try MarkupLexer.lex(markup, baseOffset: offset, lax: lax)
         self.environment = environment
         self.lax = lax
-        self.markupText = markup
+        // (`removeAll(keepingCapacity:)` of an empty array would allocate.)
+        if !bytes.isEmpty { bytes.removeAll(keepingCapacity: true) }
+        bytes.append(contentsOf: markup)
+        if !tokens.isEmpty { tokens.removeAll(keepingCapacity: true) }
+        tokens.reserveCapacity(bytes.count / 2 + 2)
+        try bytes.withUnsafeBufferPointer { try MarkupLexer($0, baseOffset: offset, lax: lax).tokenize(into: &tokens) }
+        self.bytes = bytes
+        self.tokens = tokens
     }
 
-    var current: MarkupToken { tokens[position].0 }
+    var current: MarkupToken { tokens[position] }
     /// The source offset of the current token.
-    public var offset: Int { tokens[position].1 }
+    public var offset: Int { markupOffset + tokens[position].start }
     /// `true` when every token has been read.
-    public var isAtEnd: Bool { current == .end }
+    public var isAtEnd: Bool { current.kind == .end }
 
     mutating func advance() { if position < tokens.count - 1 { position += 1 } }
 
-    func peek(_ k: Int = 1) -> MarkupToken { tokens[min(position + k, tokens.count - 1)].0 }
+    func peek(_ k: Int = 1) -> MarkupToken.Kind { tokens[min(position + k, tokens.count - 1)].kind }
+
+    /// The bytes `a..<b` of the markup as a string.
+    func string(_ a: Int, _ b: Int) -> String {
+        bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[a..<b]), as: UTF8.self) }
+    }
+
+    /// An identifier's name, a string literal's content, an attribute's trimmed name.
+    func text(of token: MarkupToken) -> String {
+        switch token.kind {
+        case .string: return string(token.start + 1, token.end - 1)
+        case .attribute: return string(token.start + 2, token.end - 1).trimmingCharacters()
+        default: return string(token.start, token.end)
+        }
+    }
+
+    /// `true` when `token` is the identifier `word`.
+    func isWord(_ token: MarkupToken, _ word: String) -> Bool {
+        guard token.kind == .identifier, token.end - token.start == word.utf8.count else { return false }
+        return bytes[token.start..<token.end].elementsEqual(word.utf8)
+    }
+
+    /// How an error message names `token`.
+    func display(_ token: MarkupToken) -> String {
+        switch token.kind {
+        case .identifier: return "'\(text(of: token))'"
+        case .string: return "string \"\(text(of: token))\""
+        case .int: return "number \(token.int)"
+        case .double: return "number \(rubyFloatString(token.double))"
+        case .dot: return "'.'"
+        case .dotDot: return "'..'"
+        case .pipe: return "'|'"
+        case .colon: return "':'"
+        case .comma: return "','"
+        case .lbracket: return "'['"
+        case .rbracket: return "']'"
+        case .lparen: return "'('"
+        case .rparen: return "')'"
+        case .comparison: return "'\(token.comparison.rawValue)'"
+        case .equals: return "'='"
+        case .attribute: return "'${\(text(of: token))}'"
+        case .openOutput: return "'{{'"
+        case .closeOutput: return "'}}'"
+        case .end: return "end of markup"
+        }
+    }
 
     func unexpected(_ expected: String) -> LiquidError {
-        LiquidError.Reason.unexpectedToken(expected: expected, found: current.display).at(offset)
+        LiquidError.Reason.unexpectedToken(expected: expected, found: display(current)).at(offset)
     }
 
     /// Throws unless all markup was read.
     public func expectEnd() throws {
-        if current != .end { throw unexpected("end of markup") }
+        if current.kind != .end { throw unexpected("end of markup") }
     }
 
     /// Consumes the identifier `word` when it is next.
     public mutating func accept(word: String) -> Bool {
-        if case .identifier(let w) = current, w == word { advance(); return true }
+        if isWord(current, word) { advance(); return true }
         return false
     }
 
     /// Consumes a `,` when it is next.
     public mutating func acceptComma() -> Bool {
-        if current == .comma { advance(); return true }
+        if current.kind == .comma { advance(); return true }
         return false
     }
 
     /// Consumes a `:` when it is next.
     public mutating func acceptColon() -> Bool {
-        if current == .colon { advance(); return true }
+        if current.kind == .colon { advance(); return true }
         return false
     }
 
-    mutating func accept(_ token: MarkupToken) -> Bool {
-        if current == token { advance(); return true }
+    mutating func accept(_ kind: MarkupToken.Kind) -> Bool {
+        if current.kind == kind { advance(); return true }
         return false
     }
 
-    mutating func expect(_ token: MarkupToken, _ what: String) throws {
-        guard current == token else { throw unexpected(what) }
+    mutating func expect(_ kind: MarkupToken.Kind, _ what: String) throws {
+        guard current.kind == kind else { throw unexpected(what) }
         advance()
     }
 
     /// The identifier at the cursor, consumed; `nil` (nothing consumed) if it is not one.
     public mutating func identifier() -> String? {
-        if case .identifier(let w) = current { advance(); return w }
-        return nil
+        let token = current
+        guard token.kind == .identifier else { return nil }
+        advance()
+        return string(token.start, token.end)
     }
 
     /// The next identifier, or an error naming what was expected.
@@ -82,8 +139,7 @@ public struct MarkupStream {
 
     /// `true` when the next tokens are `identifier :` (a keyword argument).
     public var atKeywordArgument: Bool {
-        if case .identifier = current, peek() == .colon { return true }
-        return false
+        current.kind == .identifier && peek() == .colon
     }
 
     /// Reads a primary expression: literal, variable path or range.
@@ -94,10 +150,11 @@ public struct MarkupStream {
             throw LiquidError.Reason.limitExceeded(.nestingDepth(environment.limits.nestingDepth)).at(offset)
         }
         let start = offset
-        switch current {
-        case .string(let s): advance(); return .literal(.string(s))
-        case .int(let i): advance(); return .literal(.int(i))
-        case .double(let d): advance(); return .literal(.double(d))
+        let token = current
+        switch token.kind {
+        case .string: advance(); return .literal(.string(text(of: token)))
+        case .int: advance(); return .literal(.int(token.int))
+        case .double: advance(); return .literal(.double(token.double))
         case .lparen:
             advance()
             let lo = try expression()
@@ -110,33 +167,32 @@ public struct MarkupStream {
                 return .literal(.range(x, y))
             }
             return .range(lo, hi)
-        case .attribute(let name):
+        case .attribute:
             guard let syntax = environment.attributeSyntax else { throw unexpected("an expression") }
             advance()
-            return try attributePath(try syntax.expression(namespace: nil, name: name), start: start)
+            return try attributePath(try syntax.expression(namespace: nil, name: text(of: token)), start: start)
         case .openOutput:
             guard environment.attributeSyntax != nil else { throw unexpected("an expression") }
             advance()
             let inner = try filteredExpression(nested: true)
             try expect(.closeOutput, "'}}'")
             return inner.filters.isEmpty ? inner.expression : .filtered(inner)
-        case .identifier(let name):
-            if peek() == .dot, case .attribute(let attr) = peek(2), let syntax = environment.attributeSyntax {
+        case .identifier:
+            let next = peek()
+            if next == .dot, peek(2) == .attribute, let syntax = environment.attributeSyntax {
+                let attribute = tokens[position + 2]
                 advance(); advance(); advance()
-                return try attributePath(try syntax.expression(namespace: name, name: attr), start: start)
+                return try attributePath(try syntax.expression(namespace: text(of: token), name: text(of: attribute)), start: start)
             }
-            if peek() != .dot && peek() != .lbracket {
-                switch name {
-                case "true": advance(); return .literal(.bool(true))
-                case "false": advance(); return .literal(.bool(false))
-                case "nil", "null": advance(); return .literal(.nil)
-                case "empty": advance(); return .empty
-                case "blank": advance(); return .blank
-                default: break
-                }
+            if next != .dot && next != .lbracket {
+                if isWord(token, "true") { advance(); return .literal(.bool(true)) }
+                if isWord(token, "false") { advance(); return .literal(.bool(false)) }
+                if isWord(token, "nil") || isWord(token, "null") { advance(); return .literal(.nil) }
+                if isWord(token, "empty") { advance(); return .empty }
+                if isWord(token, "blank") { advance(); return .blank }
             }
             advance()
-            return .variable(try pathRest(root: .name(PropertyKey(name)), start: start))
+            return .variable(try pathRest(root: .name(key(token)), start: start))
         case .lbracket:
             advance()
             let inner = try expression()
@@ -150,9 +206,17 @@ public struct MarkupStream {
         }
     }
 
+    /// An identifier token's name as a property key (fingerprinted from the bytes).
+    private func key(_ token: MarkupToken) -> PropertyKey {
+        bytes.withUnsafeBufferPointer { b in
+            let slice = UnsafeBufferPointer(rebasing: b[token.start..<token.end])
+            return PropertyKey(String(decoding: slice, as: UTF8.self), fingerprint: PropertyKey.fingerprint(of: slice))
+        }
+    }
+
     /// Continues an attribute's path with lookups written after it: `custom_attribute.${a}[0].goal`.
     private mutating func attributePath(_ base: LiquidExpression, start: Int) throws -> LiquidExpression {
-        guard current == .dot || current == .lbracket else { return base }
+        guard current.kind == .dot || current.kind == .lbracket else { return base }
         let rest = try pathRest(root: .name(""), start: start)
         switch base {
         case .variable(let path):
@@ -165,11 +229,13 @@ public struct MarkupStream {
     private mutating func pathRest(root: VariablePath.Root, start: Int) throws -> VariablePath {
         var lookups: [VariablePath.Lookup] = []
         while true {
-            if current == .dot {
+            if current.kind == .dot {
                 advance()
-                guard let key = identifier() else { throw unexpected("a property name after '.'") }
-                lookups.append(.key(PropertyKey(key)))
-            } else if current == .lbracket {
+                let token = current
+                guard token.kind == .identifier else { throw unexpected("a property name after '.'") }
+                advance()
+                lookups.append(.key(key(token)))
+            } else if current.kind == .lbracket {
                 advance()
                 let inner = try expression()
                 try expect(.rbracket, "']'")
@@ -187,22 +253,29 @@ public struct MarkupStream {
         return VariablePath(root: root, lookups: lookups, text: text)
     }
 
+    /// The markup between two source offsets, trailing whitespace removed.
     func sourceText(from start: Int, to end: Int) -> String {
-        let utf8 = markupText.utf8
-        let count = utf8.count
-        let a = max(0, min(count, start - markupOffset)), b = max(a, min(count, end - markupOffset))
-        var e = utf8.index(utf8.startIndex, offsetBy: b)
-        let s = utf8.index(utf8.startIndex, offsetBy: a)
-        while e > s, isSpace(utf8[utf8.index(before: e)]) { e = utf8.index(before: e) }
-        return String(markupText[s..<e])
+        let count = bytes.count
+        let a = max(0, min(count, start - markupOffset))
+        var b = max(a, min(count, end - markupOffset))
+        while b > a, isSpace(bytes[b - 1]) { b -= 1 }
+        return string(a, b)
     }
 
     /// Reads `| filter: args` calls until the markup ends or something else comes.
     public mutating func filters() throws -> [FilterCall] { try filters(nested: false) }
 
+    /// `true` at the end of a filter's arguments in lax mode.
+    private func atFilterBoundary(nested: Bool) -> Bool {
+        let kind = current.kind
+        return kind == .pipe || kind == .end || (nested && kind == .closeOutput)
+    }
+
     mutating func filters(nested: Bool) throws -> [FilterCall] {
+        guard current.kind == .pipe else { return [] }
         var calls: [FilterCall] = []
-        while current == .pipe {
+        calls.reserveCapacity(4)
+        while current.kind == .pipe {
             advance()
             let at = offset
             guard let name = identifier() else {
@@ -213,11 +286,12 @@ public struct MarkupStream {
             var arguments: [LiquidExpression] = []
             var keywordArguments: [(String, LiquidExpression)] = []
             if filter == nil { unknownFilters.append(name) }
-            if current == .colon {
+            if current.kind == .colon {
                 advance()
                 repeat {
-                    if lax && (current == .end || current == .pipe || (nested && current == .closeOutput)) { break }
-                    if atKeywordArgument, case .identifier(let key) = current {
+                    if lax && atFilterBoundary(nested: nested) { break }
+                    if atKeywordArgument {
+                        let key = text(of: current)
                         advance(); advance()
                         keywordArguments.append((key, try expression()))
                     } else {
@@ -231,7 +305,7 @@ public struct MarkupStream {
             calls.append(FilterCall(name: name, filter: filter, arguments: arguments, keywordArguments: keywordArguments, offset: at))
             if lax {
                 // The reference's lax parser skips anything up to the next '|'.
-                while current != .pipe && current != .end && !(nested && current == .closeOutput) { advance() }
+                while !atFilterBoundary(nested: nested) { advance() }
             }
         }
         return calls
@@ -244,7 +318,7 @@ public struct MarkupStream {
 
     mutating func filteredExpression(nested: Bool) throws -> FilteredExpression {
         let expr = try expression()
-        if lax { while current != .pipe && current != .end && !(nested && current == .closeOutput) { advance() } }
+        if lax { while !atFilterBoundary(nested: nested) { advance() } }
         return FilteredExpression(expression: expr, filters: try filters(nested: nested))
     }
 
@@ -256,22 +330,28 @@ public struct MarkupStream {
             throw LiquidError.Reason.limitExceeded(.nestingDepth(environment.limits.nestingDepth)).at(offset)
         }
         let left = try comparison()
-        if accept(word: "and") { return .and(left, try condition()) }
-        if accept(word: "or") { return .or(left, try condition()) }
+        if current.kind == .identifier {
+            if isWord(current, "and") { advance(); return .and(left, try condition()) }
+            if isWord(current, "or") { advance(); return .or(left, try condition()) }
+        }
         return left
     }
 
     private mutating func comparison() throws -> Condition {
         let left = try expression()
         let op: ComparisonOperator
-        switch current {
-        case .comparison(let s):
-            guard let o = ComparisonOperator(rawValue: s) else { throw unexpected("a comparison operator") }
-            op = o
-        case .identifier("contains"):
-            op = .contains
-        case .identifier(let w) where w != "and" && w != "or":
-            throw LiquidError.Reason.syntax("unknown operator '\(w)'").at(offset)
+        let token = current
+        switch token.kind {
+        case .comparison:
+            op = token.comparison
+        case .identifier:
+            if isWord(token, "contains") {
+                op = .contains
+            } else if isWord(token, "and") || isWord(token, "or") {
+                return .value(left)
+            } else {
+                throw LiquidError.Reason.syntax("unknown operator '\(text(of: token))'").at(offset)
+            }
         default:
             return .value(left)
         }

@@ -8,6 +8,11 @@ public final class LiquidParser {
     /// The template name, when it has one.
     public let name: String?
     var tokens: [Token]
+    /// The text the tokens index: the template source, or a `{% liquid %}` tag's markup while
+    /// its lines are parsed; `bytes` are its UTF-8 bytes and `textBase` its offset in the source.
+    private var text: Substring
+    private var bytes: [UInt8]
+    private var textBase = 0
     var position = 0
     var depth = 0
     /// `true` while parsing the lines of a `{% liquid %}` tag.
@@ -16,12 +21,20 @@ public final class LiquidParser {
     public internal(set) var warnings: [LiquidError] = []
     /// Names of filters the template uses that the environment does not have.
     public internal(set) var unknownFilters: [String] = []
+    /// Markup buffers reused from one tag or output to the next.
+    private var spareMarkupBytes: [UInt8] = []
+    private var spareMarkupTokens: [MarkupToken] = []
 
     init(source: String, environment: LiquidEnvironment, name: String?) throws {
         self.environment = environment
         self.source = source
         self.name = name
-        self.tokens = try Tokenizer(source: source, attributeAware: environment.attributeSyntax != nil).tokenize()
+        self.text = source[...]
+        let bytes = Array(source.utf8)
+        self.bytes = bytes
+        self.tokens = try bytes.withUnsafeBufferPointer {
+            try Tokenizer(bytes: $0, attributeAware: environment.attributeSyntax != nil).tokenize()
+        }
     }
 
     /// `true` in lax mode.
@@ -33,28 +46,52 @@ public final class LiquidParser {
         return body
     }
 
+    /// The text between source offsets `a` and `b`.
+    private func slice(_ a: Int, _ b: Int) -> Substring {
+        let utf8 = text.utf8
+        let start = utf8.index(utf8.startIndex, offsetBy: a - textBase)
+        return text[start..<utf8.index(start, offsetBy: b - a)]
+    }
+
+    /// The bytes between source offsets `a` and `b`, as a string.
+    private func string(_ a: Int, _ b: Int) -> String {
+        bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[(a - textBase)..<(b - textBase)]), as: UTF8.self) }
+    }
+
+    /// A tag token's name.
+    private func tagName(_ token: Token) -> String { string(token.nameStart, token.nameEnd) }
+
+    /// A tag token's whole content, stripped (for messages).
+    private func strippedContent(_ token: Token) -> String { slice(token.contentStart, token.contentEnd).trimmingCharacters() }
+
+    private func tagToken(_ token: Token, name: String) -> TagToken {
+        TagToken(name: name, markup: slice(token.markupStart, token.markupEnd), offset: token.offset, markupOffset: token.markupStart)
+    }
+
     /// Parses nodes until a tag named in `terminators` (returned, consumed) or the end of
     /// the source (`nil`). A block tag passes its `else`/`end...` names here.
     public func parseBody(until terminators: [String]) throws -> (Body, TagToken?) {
         var body = Body()
         while position < tokens.count {
-            // Fields are read one by one: copying a whole token would retain its three substrings.
-            let index = position
+            let token = tokens[position]
             position += 1
-            let offset = tokens[index].offset
-            switch tokens[index].kind {
+            let offset = token.offset
+            switch token.kind {
             case .text, .raw:
-                let content = tokens[index].content
-                if !content.isEmpty { body.append(TextNode(String(content)), at: offset) }
+                if token.contentEnd > token.contentStart {
+                    let a = token.contentStart - textBase, b = token.contentEnd - textBase
+                    body.append(TextNode(bytes: Array(bytes[a..<b])), at: offset)
+                }
             case .output:
-                let expr = try parseMarkup(tokens[index].content, offset: tokens[index].markupOffset) { try $0.filteredExpression() }
+                let expr = try parseMarkup(bytes[(token.markupStart - textBase)..<(token.markupEnd - textBase)], offset: token.markupStart) {
+                    try $0.filteredExpression()
+                }
                 body.append(OutputNode(expression: expr), at: offset)
             case .tag:
-                let tagName = String(tokens[index].name)
-                let tag = TagToken(name: tagName, markup: tokens[index].markup, offset: offset, markupOffset: tokens[index].markupOffset)
-                if terminators.contains(tagName) { return (body, tag) }
+                let tagName = tagName(token)
+                if terminators.contains(tagName) { return (body, tagToken(token, name: tagName)) }
                 if tagName.isEmpty {
-                    throw LiquidError.Reason.syntax("tag '\(tokens[index].content.trimmingCharacters())' has no name").at(offset)
+                    throw LiquidError.Reason.syntax("tag '\(strippedContent(token))' has no name").at(offset)
                 }
                 guard let definition = environment.tags[tagName] else {
                     // `else`, `endif` and the like outside the block that takes them.
@@ -68,7 +105,7 @@ public final class LiquidParser {
                 if depth > environment.limits.nestingDepth {
                     throw LiquidError.Reason.limitExceeded(.nestingDepth(environment.limits.nestingDepth)).at(offset)
                 }
-                let node = try definition.parse(tag, parser: self)
+                let node = try definition.parse(tagToken(token, name: tagName), parser: self)
                 body.append(node, at: offset)
             }
         }
@@ -89,14 +126,13 @@ public final class LiquidParser {
             let token = tokens[position]
             position += 1
             guard token.kind == .tag else { continue }
-            if token.name.isEmpty {
-                throw LiquidError.Reason.syntax("tag '\(token.content.trimmingCharacters())' has no name").at(token.offset)
+            let name = tagName(token)
+            if name.isEmpty {
+                throw LiquidError.Reason.syntax("tag '\(strippedContent(token))' has no name").at(token.offset)
             }
-            if token.name == open { level += 1 }
-            if token.name == end {
-                if level == 0 {
-                    return TagToken(name: String(token.name), markup: token.markup, offset: token.offset, markupOffset: token.markupOffset)
-                }
+            if name == open { level += 1 }
+            if name == end {
+                if level == 0 { return tagToken(token, name: name) }
                 level -= 1
             }
         }
@@ -107,7 +143,7 @@ public final class LiquidParser {
     func takeRawBody() -> String {
         if position < tokens.count, tokens[position].kind == .raw {
             position += 1
-            return String(tokens[position - 1].content)
+            return string(tokens[position - 1].contentStart, tokens[position - 1].contentEnd)
         }
         return ""
     }
@@ -115,24 +151,18 @@ public final class LiquidParser {
     /// Parses markup with `body`, following the error mode: strict and warn parse strictly;
     /// warn (and lax, where the strict parse fails) retry leniently.
     public func parseMarkup<T>(_ markup: Substring, offset: Int, _ body: (inout MarkupStream) throws -> T) throws -> T {
+        try parseMarkup(markup.utf8, offset: offset, body)
+    }
+
+    func parseMarkup<Bytes: Collection<UInt8>, T>(_ markup: Bytes, offset: Int, _ body: (inout MarkupStream) throws -> T) throws -> T {
         switch environment.errorMode {
         case .strict:
-            var stream = try MarkupStream(markup: markup, offset: offset, environment: environment, lax: false)
-            let result = try body(&stream)
-            try stream.expectEnd()
-            unknownFilters += stream.unknownFilters
-            return result
+            return try parseMarkup(markup, offset: offset, lax: false, body)
         case .lax, .warn:
             do {
-                var stream = try MarkupStream(markup: markup, offset: offset, environment: environment, lax: false)
-                let result = try body(&stream)
-                try stream.expectEnd()
-                unknownFilters += stream.unknownFilters
-                return result
+                return try parseMarkup(markup, offset: offset, lax: false, body)
             } catch let strictError as LiquidError {
-                var stream = try MarkupStream(markup: markup, offset: offset, environment: environment, lax: true)
-                let result = try body(&stream)
-                unknownFilters += stream.unknownFilters
+                let result = try parseMarkup(markup, offset: offset, lax: true, body)
                 if environment.errorMode == .warn {
                     var warning = strictError
                     warning.locate(in: source, name: name)
@@ -143,43 +173,66 @@ public final class LiquidParser {
         }
     }
 
+    /// One parse of `markup` (strict: all of it must be read), with the parser's spare buffers.
+    private func parseMarkup<Bytes: Collection<UInt8>, T>(_ markup: Bytes, offset: Int, lax: Bool, _ body: (inout MarkupStream) throws -> T) throws -> T {
+        var bytes: [UInt8] = [], tokens: [MarkupToken] = []
+        swap(&bytes, &spareMarkupBytes)
+        swap(&tokens, &spareMarkupTokens)
+        var stream = try MarkupStream(markup: markup, offset: offset, environment: environment, lax: lax, bytes: consume bytes, tokens: consume tokens)
+        let result: T
+        do {
+            result = try body(&stream)
+            if !lax { try stream.expectEnd() }
+        } catch {
+            recycle(&stream)
+            throw error
+        }
+        if !stream.unknownFilters.isEmpty { unknownFilters += stream.unknownFilters }
+        recycle(&stream)
+        return result
+    }
+
+    /// Keeps a finished stream's buffers for the next markup (nested parses got their own).
+    private func recycle(_ stream: inout MarkupStream) {
+        swap(&stream.bytes, &spareMarkupBytes)
+        swap(&stream.tokens, &spareMarkupTokens)
+    }
+
     /// Parses the lines of a `{% liquid %}` tag as tags.
     func parseLiquidLines(_ markup: Substring, offset: Int) throws -> Body {
+        let lineBytes = Array(markup.utf8)
         var lineTokens: [Token] = []
-        let utf8 = markup.utf8
-        var lineStart = utf8.startIndex
-        while lineStart < utf8.endIndex {
-            // Lines end at "\n" (bytes, so "\r\n" splits too); "\r" is trailing whitespace.
-            let lineEnd = utf8[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? utf8.endIndex
-            let line = markup[lineStart..<lineEnd]
-            let lineOffset = offset + utf8.distance(from: utf8.startIndex, to: lineStart)
-            let trimmed = line.drop(while: \.isWhitespace)
-            if !trimmed.isEmpty {
-                let nameEnd: Substring.Index
-                if trimmed.first == "#" {
-                    nameEnd = trimmed.index(after: trimmed.startIndex)
+        let n = lineBytes.count
+        var lineStart = 0
+        while lineStart < n {
+            // Lines end at "\n" (so "\r\n" splits too); "\r" is trailing whitespace.
+            var lineEnd = lineStart
+            while lineEnd < n && lineBytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+            var a = lineStart
+            while a < lineEnd && isSpace(lineBytes[a]) { a += 1 }
+            if a < lineEnd {
+                var k = a
+                if lineBytes[k] == UInt8(ascii: "#") {
+                    k += 1
                 } else {
-                    nameEnd = trimmed.firstIndex(where: { !($0.isLetter || $0.isNumber || $0 == "_") }) ?? trimmed.endIndex
+                    while k < lineEnd && isWordByte(lineBytes[k]) { k += 1 }
                 }
-                let name = trimmed[trimmed.startIndex..<nameEnd]
-                let rest = trimmed[nameEnd...].drop(while: \.isWhitespace)
-                var content = rest
-                while let l = content.last, l.isWhitespace { content.removeLast() }
-                let nameOffset = lineOffset + line.utf8.distance(from: line.startIndex, to: trimmed.startIndex)
-                let restOffset = lineOffset + line.utf8.distance(from: line.startIndex, to: rest.startIndex)
-                lineTokens.append(Token(kind: .tag, content: trimmed, name: name, markup: content, offset: nameOffset, markupOffset: restOffset))
+                let nameEnd = k
+                while k < lineEnd && isSpace(lineBytes[k]) { k += 1 }
+                var b = lineEnd
+                while b > k && isSpace(lineBytes[b - 1]) { b -= 1 }
+                var token = Token(kind: .tag, offset: offset + a, contentStart: offset + a, contentEnd: offset + lineEnd)
+                token.nameStart = offset + a
+                token.nameEnd = offset + nameEnd
+                token.markupStart = offset + k
+                token.markupEnd = offset + b
+                lineTokens.append(token)
             }
-            lineStart = lineEnd < utf8.endIndex ? utf8.index(after: lineEnd) : lineEnd
+            lineStart = lineEnd + 1
         }
-        let savedTokens = tokens, savedPosition = position, savedMode = inLiquidTag
-        tokens = lineTokens
-        position = 0
-        inLiquidTag = true
-        defer {
-            tokens = savedTokens
-            position = savedPosition
-            inLiquidTag = savedMode
-        }
+        let saved = (tokens, position, inLiquidTag, text, bytes, textBase)
+        (tokens, position, inLiquidTag, text, bytes, textBase) = (lineTokens, 0, true, markup, lineBytes, offset)
+        defer { (tokens, position, inLiquidTag, text, bytes, textBase) = saved }
         let (body, end) = try parseBody(until: [])
         if let end { throw LiquidError.Reason.unknownTag(end.name).at(end.offset) }
         return body

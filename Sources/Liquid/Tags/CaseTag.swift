@@ -20,28 +20,31 @@ struct CaseTag: LiquidTag {
         }
     }
 
+    static let terminators = ["when", "else", "endcase"]
+
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
         let subject = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try $0.expression() }
-        var branches: [(candidates: [LiquidExpression]?, body: Body)] = []
+        var branches: [CaseBranch] = []
+        branches.reserveCapacity(4)
         // Whatever stands before the first `when` is ignored.
-        var (_, end) = try parser.parseBlock("case", offset: tag.offset, until: ["when", "else", "endcase"])
+        var (_, end) = try parser.parseBlock("case", offset: tag.offset, until: Self.terminators)
         while end.name != "endcase" {
-            let (body, next) = try parser.parseBlock("case", offset: tag.offset, until: ["when", "else", "endcase"])
+            let (body, next) = try parser.parseBlock("case", offset: tag.offset, until: Self.terminators)
             if end.name == "when" {
                 let candidates = try parser.parseMarkup(end.markup, offset: end.markupOffset) { stream -> [LiquidExpression] in
                     var list = [try stream.expression()]
                     while stream.acceptComma() || stream.accept(word: "or") { list.append(try stream.expression()) }
                     return list
                 }
-                branches.append((candidates, body))
+                branches.append(CaseBranch(candidates: candidates, body: body))
             } else {
-                branches.append((nil, body))
+                branches.append(CaseBranch(candidates: nil, body: body))
             }
             end = next
         }
         let blank = branches.allSatisfy { $0.body.isBlank }
-        let compiled = branches.map { CaseBranch(candidates: $0.candidates, body: blank ? $0.body.removingBlankText() : $0.body) }
-        return Node(subject: subject, branches: compiled, isBlank: blank)
+        if blank { branches = branches.map { CaseBranch(candidates: $0.candidates, body: $0.body.removingBlankText()) } }
+        return Node(subject: subject, branches: branches, isBlank: blank)
     }
 }
 

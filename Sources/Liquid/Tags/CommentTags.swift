@@ -44,7 +44,7 @@ struct DocTag: LiquidTag {
             throw LiquidError.Reason.syntax("doc takes no arguments").at(tag.markupOffset)
         }
         let body = parser.takeRawBody()
-        if findEndTag(Array("doc".utf8), in: Array(body.utf8), from: 0) != nil {
+        if Array(body.utf8).withUnsafeBufferPointer({ findEndTag(Array("doc".utf8), in: $0, from: 0) }) != nil {
             throw LiquidError.Reason.syntax("nested doc tags are not allowed").at(tag.offset)
         }
         _ = try parser.parseBlock("doc", offset: tag.offset, until: ["enddoc"])

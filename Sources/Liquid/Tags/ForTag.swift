@@ -225,12 +225,15 @@ struct ForTag: LiquidTag {
         }
     }
 
+    static let terminators = ["else", "endfor"]
+    static let endTerminator = ["endfor"]
+
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
         let p = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try LoopParameters.parse(&$0, allowCols: false) }
-        var (body, end) = try parser.parseBlock("for", offset: tag.offset, until: ["else", "endfor"])
+        var (body, end) = try parser.parseBlock("for", offset: tag.offset, until: Self.terminators)
         var elseBody: Body?
         if end.name == "else" {
-            let (b, _) = try parser.parseBlock("for", offset: tag.offset, until: ["endfor"])
+            let (b, _) = try parser.parseBlock("for", offset: tag.offset, until: Self.endTerminator)
             elseBody = b
         }
         let blank = body.isBlank && (elseBody?.isBlank ?? true)

@@ -8,8 +8,8 @@ struct IfTag: LiquidTag {
         let negateFirst: Bool
         let isBlank: Bool
 
-        init(branches: [(Condition?, Body)], negateFirst: Bool, isBlank: Bool) {
-            self.branches = branches.map { IfBranch(condition: $0.0, body: $0.1) }
+        init(branches: [IfBranch], negateFirst: Bool, isBlank: Bool) {
+            self.branches = branches
             self.negateFirst = negateFirst
             self.isBlank = isBlank
         }
@@ -24,18 +24,23 @@ struct IfTag: LiquidTag {
     }
 
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
-        try Self.parseBranches(tag, parser: parser, endName: "endif", negateFirst: false)
+        try Self.parseBranches(tag, parser: parser, terminators: Self.ifTerminators, negateFirst: false)
     }
 
-    static func parseBranches(_ tag: TagToken, parser: LiquidParser, endName: String, negateFirst: Bool) throws -> Node {
-        var branches: [(Condition?, Body)] = []
+    static let ifTerminators = ["elsif", "else", "endif"]
+    static let unlessTerminators = ["elsif", "else", "endunless"]
+
+    /// `terminators`: `elsif`, `else` and the block's end tag.
+    static func parseBranches(_ tag: TagToken, parser: LiquidParser, terminators: [String], negateFirst: Bool) throws -> Node {
+        var branches: [IfBranch] = []
+        branches.reserveCapacity(2)
         var current: Condition? = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try $0.condition() }
         // Blocks after the first `else` are parsed but never rendered, as in the reference.
         var collecting = true
         while true {
-            let (body, end) = try parser.parseBlock(tag.name, offset: tag.offset, until: ["elsif", "else", endName])
+            let (body, end) = try parser.parseBlock(tag.name, offset: tag.offset, until: terminators)
             if collecting {
-                branches.append((current, body))
+                branches.append(IfBranch(condition: current, body: body))
                 if current == nil { collecting = false }
             }
             switch end.name {
@@ -44,8 +49,8 @@ struct IfTag: LiquidTag {
             case "else":
                 current = nil
             default:
-                let blank = branches.allSatisfy { $0.1.isBlank }
-                if blank { branches = branches.map { ($0.0, $0.1.removingBlankText()) } }
+                let blank = branches.allSatisfy { $0.body.isBlank }
+                if blank { branches = branches.map { IfBranch(condition: $0.condition, body: $0.body.removingBlankText()) } }
                 return Node(branches: branches, negateFirst: negateFirst, isBlank: blank)
             }
         }
@@ -56,7 +61,7 @@ struct IfTag: LiquidTag {
 struct UnlessTag: LiquidTag {
     let name = "unless"
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
-        try IfTag.parseBranches(tag, parser: parser, endName: "endunless", negateFirst: true)
+        try IfTag.parseBranches(tag, parser: parser, terminators: IfTag.unlessTerminators, negateFirst: true)
     }
 }
 
