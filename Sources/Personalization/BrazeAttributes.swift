@@ -32,27 +32,26 @@ public struct BrazeAttributeSyntax: LiquidAttributeSyntax {
 
     public func expression(namespace: String?, name: String) throws -> LiquidExpression {
         recorder?.record(AttributeReference(namespace: namespace, name: name))
-        func path(_ root: PropertyKey, _ first: PropertyKey, _ second: String?, _ text: String) -> LiquidExpression {
-            var lookups: [VariablePath.Lookup] = []
-            lookups.reserveCapacity(second == nil ? 1 : 2)
-            lookups.append(.key(first))
-            if let second { lookups.append(.key(PropertyKey(second))) }
-            return .variable(VariablePath(root: .name(root), lookups: lookups, text: text))
+        func path(_ root: PropertyKey, _ first: PropertyKey, _ second: String?) -> LiquidExpression {
+            var names: [PropertyKey] = []
+            names.reserveCapacity(second == nil ? 2 : 3)
+            names.append(root)
+            names.append(first)
+            if let second { names.append(PropertyKey(second)) }
+            return .variable(VariablePath(names: names, attribute: name, namespace: namespace))
         }
         guard let namespace else {
-            let field = Self.standardAttributes[name] ?? name
-            return path(Self.profileKey, PropertyKey(field), nil, "${" + name + "}")
+            return path(Self.profileKey, PropertyKey(Self.standardAttributes[name] ?? name), nil)
         }
-        let text = namespace + ".${" + name + "}"
         switch namespace {
         case "custom_attribute", "custom_attributes":
-            return path(Self.profileKey, Self.customAttributesKey, name, text)
+            return path(Self.profileKey, Self.customAttributesKey, name)
         case "content_blocks":
             return .custom(ContentBlockExpression(name: name, store: contentBlocks))
         case _ where RenderContextDocument.namespaces.contains(namespace):
-            return path(PropertyKey(namespace), PropertyKey(name), nil, text)
+            return path(PropertyKey(namespace), PropertyKey(name), nil)
         default:
-            return path(Self.profileKey, PropertyKey(namespace), name, text)
+            return path(Self.profileKey, PropertyKey(namespace), name)
         }
     }
 }

@@ -46,23 +46,55 @@ public final class VariablePath: Sendable {
     /// The root.
     public let root: Root
     /// The lookups, in order.
-    public let lookups: [Lookup]
+    public var lookups: [Lookup] { names.isEmpty ? otherLookups : names.dropFirst().map { .key($0) } }
     /// The path as written, for error messages.
-    public let text: String
+    public var text: String {
+        switch written {
+        case .text(let text): return text
+        case .attribute(nil, let name): return "${" + name + "}"
+        case .attribute(let namespace?, let name): return namespace + ".${" + name + "}"
+        }
+    }
     /// The root name and every lookup, when the path is only names (`profile.first_name`):
-    /// the render's fast path. Empty for other paths.
+    /// the render's fast path. Empty for other paths, whose lookups are in `otherLookups`.
     let names: [PropertyKey]
+    let otherLookups: [Lookup]
+    private let written: Written
+
+    /// How the path was written: as text, or as a dialect's `${name}` attribute (whose text
+    /// is only made when a message needs it).
+    private enum Written: Sendable {
+        case text(String)
+        case attribute(namespace: String?, name: String)
+    }
 
     /// A path from its parts.
     public init(root: Root, lookups: [Lookup], text: String) {
-        self.root = root
-        self.lookups = lookups
-        self.text = text
-        var names: [PropertyKey] = []
-        names.reserveCapacity(lookups.count + 1)
-        if case .name(let n) = root { names.append(n) }
-        for l in lookups { if case .key(let k) = l { names.append(k) } }
-        self.names = names.count == lookups.count + 1 ? names : []
+        (self.root, self.written) = (root, .text(text))
+        if case .name(let first) = root, lookups.allSatisfy({ if case .key = $0 { true } else { false } }) {
+            var names: [PropertyKey] = []
+            names.reserveCapacity(lookups.count + 1)
+            names.append(first)
+            for case .key(let k) in lookups { names.append(k) }
+            (self.names, self.otherLookups) = (names, [])
+        } else {
+            (self.names, self.otherLookups) = ([], lookups)
+        }
+    }
+
+    /// A path of names: the root variable, then properties (`profile.custom_attributes.points`).
+    /// `names` must not be empty.
+    public init(names: [PropertyKey], text: String) {
+        precondition(!names.isEmpty, "a path has a root name")
+        (self.root, self.names, self.otherLookups, self.written) = (.name(names[0]), names, [], .text(text))
+    }
+
+    /// A path of names that a dialect's attribute reads: `${first_name}` or, with a namespace,
+    /// `custom_attribute.${points}` (its ``text``). `names` must not be empty.
+    public init(names: [PropertyKey], attribute name: String, namespace: String?) {
+        precondition(!names.isEmpty, "a path has a root name")
+        (self.root, self.names, self.otherLookups) = (.name(names[0]), names, [])
+        self.written = .attribute(namespace: namespace, name: name)
     }
 
     /// The root name, when the root is a plain name.

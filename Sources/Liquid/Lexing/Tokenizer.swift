@@ -40,8 +40,8 @@ struct Tokenizer {
     /// when looking for its end.
     var attributeAware = false
 
-    func tokenize() throws -> [Token] {
-        var tokens: [Token] = []
+    /// Appends the tokens of the source to `tokens`.
+    func tokenize(into tokens: inout [Token]) throws {
         let n = bytes.count
         tokens.reserveCapacity(n / 16 + 4)
         var i = 0
@@ -141,7 +141,6 @@ struct Tokenizer {
         }
         flushText(&tokens, from: textStart, upTo: n)
         applyWhitespaceControl(&tokens)
-        return tokens
     }
 
     /// `{{-`/`{%-` strip the whitespace before them, `-}}`/`-%}` the whitespace after.

@@ -23,7 +23,9 @@ public struct MarkupStream {
         self.lax = lax
         // (`removeAll(keepingCapacity:)` of an empty array would allocate.)
         if !bytes.isEmpty { bytes.removeAll(keepingCapacity: true) }
-        bytes.append(contentsOf: markup)
+        if markup.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: markup)
+        }
         if !tokens.isEmpty { tokens.removeAll(keepingCapacity: true) }
         tokens.reserveCapacity(bytes.count / 2 + 2)
         try bytes.withUnsafeBufferPointer { try MarkupLexer($0, baseOffset: offset, lax: lax).tokenize(into: &tokens) }
@@ -227,29 +229,43 @@ public struct MarkupStream {
     }
 
     private mutating func pathRest(root: VariablePath.Root, start: Int) throws -> VariablePath {
+        // A path of names (the common case) is collected as names only.
+        var names: [PropertyKey] = []
         var lookups: [VariablePath.Lookup] = []
+        if case .name(let first) = root {
+            names.reserveCapacity(3)
+            names.append(first)
+        }
+        func add(_ lookup: VariablePath.Lookup, _ names: inout [PropertyKey], _ lookups: inout [VariablePath.Lookup]) {
+            if !names.isEmpty {
+                if case .key(let k) = lookup { names.append(k); return }
+                lookups = names.dropFirst().map { .key($0) }
+                names = []
+            }
+            lookups.append(lookup)
+        }
         while true {
             if current.kind == .dot {
                 advance()
                 let token = current
                 guard token.kind == .identifier else { throw unexpected("a property name after '.'") }
                 advance()
-                lookups.append(.key(key(token)))
+                add(.key(key(token)), &names, &lookups)
             } else if current.kind == .lbracket {
                 advance()
                 let inner = try expression()
                 try expect(.rbracket, "']'")
                 switch inner {
-                case .literal(.string(let s)): lookups.append(.key(PropertyKey(s)))
-                case .literal(.int(let i)): lookups.append(.index(i))
-                default: lookups.append(.dynamic(inner))
+                case .literal(.string(let s)): add(.key(PropertyKey(s)), &names, &lookups)
+                case .literal(.int(let i)): add(.index(i), &names, &lookups)
+                default: add(.dynamic(inner), &names, &lookups)
                 }
             } else {
                 break
             }
         }
-        let end = offset
-        let text = sourceText(from: start, to: end)
+        let text = sourceText(from: start, to: offset)
+        if !names.isEmpty { return VariablePath(names: names, text: text) }
         return VariablePath(root: root, lookups: lookups, text: text)
     }
 

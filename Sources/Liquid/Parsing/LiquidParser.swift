@@ -24,17 +24,35 @@ public final class LiquidParser {
     /// Markup buffers reused from one tag or output to the next.
     private var spareMarkupBytes: [UInt8] = []
     private var spareMarkupTokens: [MarkupToken] = []
+    /// Where this parser's buffers go back to when it is done.
+    private let buffers: ParseBuffers
 
     init(source: String, environment: LiquidEnvironment, name: String?) throws {
         self.environment = environment
         self.source = source
         self.name = name
         self.text = source[...]
-        let bytes = Array(source.utf8)
-        self.bytes = bytes
-        self.tokens = try bytes.withUnsafeBufferPointer {
-            try Tokenizer(bytes: $0, attributeAware: environment.attributeSyntax != nil).tokenize()
+        let buffers = ParseBuffers.take()
+        self.buffers = buffers
+        var bytes: [UInt8] = [], tokens: [Token] = []
+        swap(&bytes, &buffers.bytes)
+        swap(&tokens, &buffers.tokens)
+        swap(&spareMarkupBytes, &buffers.markupBytes)
+        swap(&spareMarkupTokens, &buffers.markupTokens)
+        bytes.append(contentsOf: source.utf8)
+        self.bytes = consume bytes
+        self.tokens = consume tokens
+        try self.bytes.withUnsafeBufferPointer {
+            try Tokenizer(bytes: $0, attributeAware: environment.attributeSyntax != nil).tokenize(into: &self.tokens)
         }
+    }
+
+    deinit {
+        swap(&bytes, &buffers.bytes)
+        swap(&tokens, &buffers.tokens)
+        swap(&spareMarkupBytes, &buffers.markupBytes)
+        swap(&spareMarkupTokens, &buffers.markupTokens)
+        ParseBuffers.giveBack(buffers)
     }
 
     /// `true` in lax mode.
@@ -182,7 +200,8 @@ public final class LiquidParser {
         let result: T
         do {
             result = try body(&stream)
-            if !lax { try stream.expectEnd() }
+            // (Fields read one by one: a method call on the stream would copy it whole.)
+            if !lax && stream.tokens[stream.position].kind != .end { throw stream.unexpected("end of markup") }
         } catch {
             recycle(&stream)
             throw error
@@ -251,4 +270,35 @@ extension Substring {
 extension String {
     /// Without leading and trailing ASCII whitespace (Ruby's `strip`).
     func trimmingCharacters() -> String { Substring(self).trimmingCharacters() }
+}
+
+/// The buffers of a parse (source bytes, tokens, markup bytes and tokens), kept one set per
+/// thread between parses, so that parsing a template allocates only what the template keeps.
+final class ParseBuffers {
+    var bytes: [UInt8] = []
+    var tokens: [Token] = []
+    var markupBytes: [UInt8] = []
+    var markupTokens: [MarkupToken] = []
+
+    private static let slot = ThreadSlot<ParseBuffers>()
+    /// Buffers grown past this many bytes are not kept.
+    private static let keepLimit = 1 << 16
+
+    /// This thread's buffers, emptied (new ones while a parse on this thread holds them).
+    static func take() -> ParseBuffers {
+        guard let buffers = slot.take() else { return ParseBuffers() }
+        if !buffers.bytes.isEmpty { buffers.bytes.removeAll(keepingCapacity: true) }
+        if !buffers.tokens.isEmpty { buffers.tokens.removeAll(keepingCapacity: true) }
+        return buffers
+    }
+
+    /// Keeps `buffers` for the thread's next parse unless they grew large or a set is kept already.
+    static func giveBack(_ buffers: ParseBuffers) {
+        guard slot.isEmpty,
+              buffers.bytes.capacity <= keepLimit,
+              buffers.tokens.capacity * MemoryLayout<Token>.stride <= keepLimit,
+              buffers.markupTokens.capacity * MemoryLayout<MarkupToken>.stride <= keepLimit
+        else { return }
+        slot.put(buffers)
+    }
 }

@@ -261,16 +261,15 @@ public final class RenderContext {
     /// Applies `path`'s lookups from `index` on to `value`. Recursive, so that each level is
     /// borrowed from the one above rather than copied.
     private func walk(_ value: borrowing LiquidValue, _ path: VariablePath, _ index: Int) throws -> LiquidValue {
-        if index == path.lookups.count { return copy value }
-        switch path.lookups[index] {
+        if !path.names.isEmpty {
+            // A path of names: names[0] is the root, lookup `index` is names[index + 1].
+            if index + 1 == path.names.count { return copy value }
+            return try walk(value, key: path.names[index + 1], path, index)
+        }
+        if index == path.otherLookups.count { return copy value }
+        switch path.otherLookups[index] {
         case .key(let k):
-            switch value {
-            case .object(let o):
-                if let p = o.position(of: k) { return try walk(o.entries[p].value, path, index + 1) }
-                if options.strictVariables, (copy value).property(k).isNil { throw LiquidError.Reason.undefinedVariable(path.text) }
-            default: break
-            }
-            return try walk((copy value).property(k), path, index + 1)
+            return try walk(value, key: k, path, index)
         case .index(let i):
             switch value {
             case .array(let a):
@@ -281,6 +280,17 @@ public final class RenderContext {
         case .dynamic(let e):
             return try walk((copy value).element(try evaluate(e)), path, index + 1)
         }
+    }
+
+    /// Lookup `index` of `path`, the property `k`.
+    private func walk(_ value: borrowing LiquidValue, key k: PropertyKey, _ path: VariablePath, _ index: Int) throws -> LiquidValue {
+        switch value {
+        case .object(let o):
+            if let p = o.position(of: k) { return try walk(o.entries[p].value, path, index + 1) }
+            if options.strictVariables, (copy value).property(k).isNil { throw LiquidError.Reason.undefinedVariable(path.text) }
+        default: break
+        }
+        return try walk((copy value).property(k), path, index + 1)
     }
 
     /// Evaluates an expression and applies its filters.
