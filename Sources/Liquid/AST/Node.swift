@@ -40,19 +40,18 @@ public struct TagToken: Sendable {
 public struct Body: Sendable {
     /// The nodes in order.
     public internal(set) var nodes: [any LiquidNode]
-    var offsets: [Int]
+    /// Each node's source offset, for error locations.
+    var offsets = NodeOffsets()
 
     /// An empty body.
     public init() {
         nodes = []
-        offsets = []
     }
 
     mutating func append(_ node: any LiquidNode, at offset: Int) {
         if nodes.isEmpty {
             // Most bodies are short: one allocation each instead of growing 1, 2, 4, 8.
             nodes.reserveCapacity(8)
-            offsets.reserveCapacity(8)
         }
         nodes.append(node)
         offsets.append(offset)
@@ -64,8 +63,8 @@ public struct Body: Sendable {
     /// The body without whitespace-only text, used when the enclosing block is blank.
     func removingBlankText() -> Body {
         var copy = Body()
-        for (node, offset) in zip(nodes, offsets) where !(node is TextNode) {
-            copy.append(node, at: offset)
+        for (i, node) in nodes.enumerated() where !(node is TextNode) {
+            copy.append(node, at: offsets[i])
         }
         return copy
     }
@@ -90,6 +89,41 @@ public struct Body: Sendable {
             try context.step()
             i += 1
         }
+    }
+}
+
+/// A body's node offsets: the first few inline (most bodies are short, and this saves an
+/// allocation per body), all of them in an array past that.
+struct NodeOffsets: Sendable {
+    private static let inlineCapacity = 6
+    private var inline: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0, 0, 0)
+    private var inlineCount = 0
+    /// Every offset, once there are more than fit inline (or one does not fit in 32 bits).
+    private var all: [Int] = []
+
+    mutating func append(_ offset: Int) {
+        if all.isEmpty && inlineCount < Self.inlineCapacity, let small = UInt32(exactly: offset) {
+            withUnsafeMutableBytes(of: &inline) { $0.storeBytes(of: small, toByteOffset: inlineCount * 4, as: UInt32.self) }
+            inlineCount += 1
+            return
+        }
+        if all.isEmpty {
+            var moved: [Int] = []
+            moved.reserveCapacity(inlineCount * 2 + 2)
+            for i in 0..<inlineCount { moved.append(inlineOffset(i)) }
+            all = moved
+        }
+        all.append(offset)
+    }
+
+    subscript(index: Int) -> Int {
+        if !all.isEmpty { return all[index] }
+        precondition(index >= 0 && index < inlineCount, "node offset index out of range")
+        return inlineOffset(index)
+    }
+
+    private func inlineOffset(_ index: Int) -> Int {
+        withUnsafeBytes(of: inline) { Int($0.load(fromByteOffset: index * 4, as: UInt32.self)) }
     }
 }
 

@@ -30,6 +30,21 @@ import Testing
         #expect(error?.description == "math:2:11: error: divided by 0")
     }
 
+    /// Node offsets are kept inline for short bodies and in an array past six nodes (or past
+    /// 4 GiB): each node's error must still point at that node.
+    @Test(arguments: [0, 2, 5, 6, 7, 15])
+    func renderErrorsPointAtTheNodeInBodiesOfAnyLength(_ nodesBefore: Int) throws {
+        let before = (0..<nodesBefore).map { "{{ n\($0) }}\n" }.joined()
+        let source = MarkedText("{% if true %}" + before + "1️⃣{{ missing }}{{ after }}{% endif %}")
+        let template = try LiquidEnvironment().parse(source.text)
+        let error = liquidError { try template.render([:], options: RenderOptions(strictVariables: true)) }
+        #expect(error?.reason == .undefinedVariable("n0") || nodesBefore == 0)
+        let data = LiquidValue.object(LiquidObject((0..<nodesBefore).map { ("n\($0)", LiquidValue.int($0)) }))
+        let located = liquidError { try template.render(data, options: RenderOptions(strictVariables: true)) }
+        #expect(located?.reason == .undefinedVariable("missing"))
+        #expect(located?.location == source.location)
+    }
+
     @Test func strictModeRejectsJunkThatLaxAccepts() throws {
         #expect(try render("{{ a b | upcase }}", ["a": "x"]) == "X")
         let error = liquidError { try render("{{ a b }}", mode: .strict) }
