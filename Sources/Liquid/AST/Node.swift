@@ -142,6 +142,14 @@ struct TextNode: LiquidNode {
     var isBlank: Bool { whitespaceOnly }
 }
 
+/// `{{ expression }}` without filters.
+struct PlainOutputNode: LiquidNode {
+    let expression: LiquidExpression
+    func render(_ context: RenderContext) throws {
+        context.emit(try context.evaluate(expression))
+    }
+}
+
 /// `{{ expression | filters }}`.
 struct OutputNode: LiquidNode {
     let expression: FilteredExpression

@@ -332,6 +332,15 @@ public struct MarkupStream {
         try filteredExpression(nested: false)
     }
 
+    /// Reads an output's markup (an expression and filters) into the node that renders it.
+    mutating func outputNode() throws -> any LiquidNode {
+        let expr = try expression()
+        if lax { while !atFilterBoundary(nested: false) { advance() } }
+        let filters = try filters(nested: false)
+        if filters.isEmpty { return PlainOutputNode(expression: expr) }
+        return OutputNode(expression: FilteredExpression(expression: expr, filters: filters))
+    }
+
     mutating func filteredExpression(nested: Bool) throws -> FilteredExpression {
         let expr = try expression()
         if lax { while !atFilterBoundary(nested: nested) { advance() } }

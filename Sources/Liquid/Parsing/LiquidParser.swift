@@ -101,10 +101,10 @@ public final class LiquidParser {
                     body.append(TextNode(bytes: Array(bytes[a..<b])), at: offset)
                 }
             case .output:
-                let expr = try parseMarkup(bytes[(token.markupStart - textBase)..<(token.markupEnd - textBase)], offset: token.markupStart) {
-                    try $0.filteredExpression()
+                let node = try parseMarkup(bytes[(token.markupStart - textBase)..<(token.markupEnd - textBase)], offset: token.markupStart) {
+                    try $0.outputNode()
                 }
-                body.append(OutputNode(expression: expr), at: offset)
+                body.append(node, at: offset)
             case .tag:
                 let tagName = tagName(token)
                 if terminators.contains(tagName) { return (body, tagToken(token, name: tagName)) }

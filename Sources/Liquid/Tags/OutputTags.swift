@@ -2,9 +2,8 @@
 struct EchoTag: LiquidTag {
     let name = "echo"
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
-        if tag.markup.allSatisfy(\.isWhitespace) { return OutputNode(expression: FilteredExpression(expression: .literal(.nil), filters: [])) }
-        let expr = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try $0.filteredExpression() }
-        return OutputNode(expression: expr)
+        if tag.markup.allSatisfy(\.isWhitespace) { return PlainOutputNode(expression: .literal(.nil)) }
+        return try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try $0.outputNode() }
     }
 }
 
