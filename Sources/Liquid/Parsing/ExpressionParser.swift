@@ -16,11 +16,23 @@ public struct MarkupStream {
     let markupOffset: Int
 
     /// A stream over `markup`; `bytes` and `tokens` are buffers to reuse (emptied here).
-    init<Markup: Collection<UInt8>>(markup: Markup, offset: Int, environment: LiquidEnvironment, lax: Bool,
-                                    bytes: consuming [UInt8] = [], tokens: consuming [MarkupToken] = []) throws {
+    /// A stream with no markup yet (``lex(_:)`` reads it); `bytes` and `tokens` are buffers to reuse.
+    init(offset: Int, environment: LiquidEnvironment, lax: Bool, bytes: consuming [UInt8] = [], tokens: consuming [MarkupToken] = []) {
         self.markupOffset = offset
         self.environment = environment
         self.lax = lax
+        self.bytes = bytes
+        self.tokens = tokens
+    }
+
+    /// A stream over `markup`.
+    init<Markup: Collection<UInt8>>(markup: Markup, offset: Int, environment: LiquidEnvironment, lax: Bool) throws {
+        self.init(offset: offset, environment: environment, lax: lax)
+        try lex(markup)
+    }
+
+    /// Reads `markup` into tokens (replacing what the buffers held).
+    mutating func lex<Markup: Collection<UInt8>>(_ markup: Markup) throws {
         // (`removeAll(keepingCapacity:)` of an empty array would allocate.)
         if !bytes.isEmpty { bytes.removeAll(keepingCapacity: true) }
         if markup.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
@@ -28,9 +40,9 @@ public struct MarkupStream {
         }
         if !tokens.isEmpty { tokens.removeAll(keepingCapacity: true) }
         tokens.reserveCapacity(bytes.count / 2 + 2)
-        try bytes.withUnsafeBufferPointer { try MarkupLexer($0, baseOffset: offset, lax: lax).tokenize(into: &tokens) }
-        self.bytes = bytes
-        self.tokens = tokens
+        position = 0
+        let lexer = (markupOffset, lax)
+        try bytes.withUnsafeBufferPointer { try MarkupLexer($0, baseOffset: lexer.0, lax: lexer.1).tokenize(into: &tokens) }
     }
 
     var current: MarkupToken { tokens[position] }

@@ -196,9 +196,11 @@ public final class LiquidParser {
         var bytes: [UInt8] = [], tokens: [MarkupToken] = []
         swap(&bytes, &spareMarkupBytes)
         swap(&tokens, &spareMarkupTokens)
-        var stream = try MarkupStream(markup: markup, offset: offset, environment: environment, lax: lax, bytes: consume bytes, tokens: consume tokens)
+        // (Made first and read in the `do`: a throwing initializer made the stream be copied.)
+        var stream = MarkupStream(offset: offset, environment: environment, lax: lax, bytes: consume bytes, tokens: consume tokens)
         let result: T
         do {
+            try stream.lex(markup)
             result = try body(&stream)
             // (Fields read one by one: a method call on the stream would copy it whole.)
             if !lax && stream.tokens[stream.position].kind != .end { throw stream.unexpected("end of markup") }
