@@ -154,7 +154,7 @@ public struct LiquidEnvironment: Sendable {
             let parser = try LiquidParser(source: source, environment: self, name: name)
             let root = try parser.parseDocument()
             return LiquidTemplate(root: root, source: source, name: name, environment: self, warnings: parser.warnings,
-                                  unknownFilters: Array(Set(parser.unknownFilters)).sorted())
+                                  unknownFilters: parser.unknownFilters.isEmpty ? [] : Array(Set(parser.unknownFilters)).sorted())
         } catch var error as LiquidError {
             error.locate(in: source, name: name)
             throw error
