@@ -48,62 +48,82 @@ public struct BatchRenderer: Sendable {
 
     /// Renders one NDJSON line (1-based `number`) into its result line.
     public func renderLine(_ line: Substring, number: Int) -> (text: String, status: String) {
-        renderLine(line, number: number, with: campaign)
+        var out = JSONTextWriter(capacity: 1024)
+        var scratch = JSONTextWriter(capacity: 1024)
+        let bytes = Array(line.utf8)
+        let status = renderLine(bytes, 0..<bytes.count, number: number, with: campaign, into: &out, scratch: &scratch)
+        return (out.text, status.rawValue)
     }
 
-    func renderLine(_ line: Substring, number: Int, with campaign: CompiledCampaign) -> (text: String, status: String) {
+    /// How a line ended.
+    enum Status: String {
+        case rendered, aborted, failed
+    }
+
+    /// Renders the NDJSON line `buffer[range]` (1-based `number`) and writes its result line
+    /// (no newline) into `out`; `scratch` is a writer to build the payload in.
+    func renderLine(_ buffer: [UInt8], _ range: Range<Int>, number: Int, with campaign: CompiledCampaign,
+                    into out: inout JSONTextWriter, scratch: inout JSONTextWriter) -> Status {
         // {"line":N,"external_id":...,"status":...,then "payload", "reason" or "error"}
-        var out = JSONTextWriter(capacity: 1024)
         out.beginObject()
         out.key("line")
         out.value(.int(number))
         out.key("external_id")
         let document: RenderContextDocument
         do {
-            document = try RenderContextDocument(json: String(line))
+            document = try RenderContextDocument(jsonBuffer: buffer, range: range)
         } catch {
             out.null()
             out.key("status"); out.string("failed")
             out.key("error"); out.string("line \(number): \(error)")
             out.endObject()
-            return (out.text, "failed")
+            return .failed
         }
         if let id = document.externalID { out.string(id) } else { out.null() }
-        let status: String
-        switch campaign.render(document, platform: platform) {
-        case .rendered(let payload):
-            status = "rendered"
-            out.key("status"); out.string(status)
-            // The payload is already serialized: spliced in, not serialized again.
-            out.key("payload"); out.raw(payload.serialized)
-        case .aborted(let reason, _):
-            status = "aborted"
-            out.key("status"); out.string(status)
+        scratch.removeAll()
+        let status: Status
+        switch campaign.renderPayload(document, platform: platform, into: &scratch) {
+        case nil:
+            status = .rendered
+            out.key("status"); out.string(status.rawValue)
+            // The payload is already JSON text: copied in, not serialized again.
+            out.key("payload"); out.raw(bytes: scratch.bytes)
+        case .aborted(let reason, _)?:
+            status = .aborted
+            out.key("status"); out.string(status.rawValue)
             out.key("reason")
             if let reason { out.string(reason) } else { out.null() }
-        case .failed(let error):
-            status = "failed"
-            out.key("status"); out.string(status)
+        case .failed(let error)?:
+            status = .failed
+            out.key("status"); out.string(status.rawValue)
             out.key("error"); out.string(error.description)
+        case .rendered(let payload)?:
+            // (renderPayload writes a rendered payload into `scratch` and returns nil.)
+            status = .rendered
+            out.key("status"); out.string(status.rawValue)
+            out.key("payload"); out.raw(payload.serialized)
         }
         out.endObject()
-        return (out.text, status)
+        return status
     }
 
-    /// One chunk being rendered on the workers while the caller's thread reads the next chunk
-    /// and writes the previous one.
+    /// A chunk of input: whole lines in one buffer, rendered on the workers while the caller's
+    /// thread reads the next chunk and writes the previous one.
     private final class Job: @unchecked Sendable {
-        let lines: [String]
-        let numbers: [Int]
-        let results: UnsafeMutableBufferPointer<(text: String, status: String)>
+        /// The input bytes; line `k` is `buffer[starts[k]..<ends[k]]`, input line `numbers[k]`.
+        let buffer: [UInt8]
+        let starts: [Int], ends: [Int], numbers: [Int]
+        /// One slot per worker: its lines' results (newline-terminated, in order) and counts.
+        let results: UnsafeMutableBufferPointer<(bytes: [UInt8], summary: Summary)>
         let group = DispatchGroup()
 
-        init(lines: [String], numbers: [Int]) {
-            self.lines = lines
-            self.numbers = numbers
-            results = .allocate(capacity: lines.count)
-            results.initialize(repeating: ("", ""))
+        init(buffer: [UInt8], starts: [Int], ends: [Int], numbers: [Int], workers: Int) {
+            (self.buffer, self.starts, self.ends, self.numbers) = (buffer, starts, ends, numbers)
+            results = .allocate(capacity: workers)
+            results.initialize(repeating: ([], Summary()))
         }
+
+        var count: Int { starts.count }
 
         deinit {
             results.deinitialize()
@@ -112,71 +132,141 @@ public struct BatchRenderer: Sendable {
     }
 
     /// Starts rendering `job`: each worker renders one contiguous slice with its own campaign
-    /// copy and writes only its own result slots.
+    /// copy and writes only its own result slot.
     private func start(_ job: Job) {
         let renderer = self
-        let workerCount = min(workers.count, job.lines.count)
-        let per = (job.lines.count + workerCount - 1) / workerCount
+        let workerCount = min(workers.count, job.count)
+        let per = (job.count + workerCount - 1) / workerCount
         DispatchQueue.global().async(group: job.group) {
             DispatchQueue.concurrentPerform(iterations: workerCount) { w in
                 let copy = renderer.workers[w]
-                for i in (w * per)..<min(job.lines.count, (w + 1) * per) {
-                    job.results[i] = renderer.renderLine(Substring(job.lines[i]), number: job.numbers[i], with: copy)
+                let lines = (w * per)..<min(job.count, (w + 1) * per)
+                var out = JSONTextWriter(capacity: lines.count * 512)
+                var scratch = JSONTextWriter(capacity: 1024)
+                var summary = Summary()
+                for k in lines {
+                    switch renderer.renderLine(job.buffer, job.starts[k]..<job.ends[k], number: job.numbers[k], with: copy, into: &out, scratch: &scratch) {
+                    case .rendered: summary.rendered += 1
+                    case .aborted: summary.aborted += 1
+                    case .failed: summary.failed += 1
+                    }
+                    out.endLine()
                 }
+                job.results[w] = (out.bytes, summary)
             }
         }
+    }
+
+    /// Reads NDJSON with `read` (which fills the buffer it is given from the start and returns
+    /// how many bytes it put there, 0 at the end of the input) and writes each chunk's result
+    /// lines (newline-terminated, in input order) with `write`; `progress` is called after each
+    /// chunk. At most two chunks are in memory: the one rendering and the one being read or
+    /// written. An error thrown by `read` or `write` ends the run (after the chunk rendering
+    /// has finished) and is rethrown.
+    public func run(read: (UnsafeMutableRawBufferPointer) throws -> Int, write: (UnsafeRawBufferPointer) throws -> Void,
+                    progress: (Summary) -> Void = { _ in }) rethrows -> Summary {
+        var summary = Summary()
+        var number = 0
+        var rendering: Job?
+        defer { rendering?.group.wait() }
+        // Bytes read and not yet in a chunk (at most one partial line past the chunk's lines).
+        var pending: [UInt8] = []
+        var scanned = 0
+        var atEnd = false
+        let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
+        defer { readBuffer.deallocate() }
+
+        func output(_ job: Job) throws {
+            for w in 0..<job.results.count where !job.results[w].bytes.isEmpty || job.results[w].summary.lines > 0 {
+                try job.results[w].bytes.withUnsafeBytes { try write($0) }
+                summary.rendered += job.results[w].summary.rendered
+                summary.aborted += job.results[w].summary.aborted
+                summary.failed += job.results[w].summary.failed
+            }
+            progress(summary)
+        }
+        /// Reads one more block into `pending`; `false` at the end of the input.
+        func fill() throws -> Bool {
+            let got = min(try read(readBuffer), readBuffer.count)
+            if got > 0 { pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: readBuffer[..<got])) }
+            return got > 0
+        }
+        /// The next chunk's lines (blank lines skipped, though counted), or nil at the end.
+        func nextChunk() throws -> Job? {
+            var starts: [Int] = [], ends: [Int] = [], numbers: [Int] = []
+            starts.reserveCapacity(chunkSize)
+            ends.reserveCapacity(chunkSize)
+            numbers.reserveCapacity(chunkSize)
+            var lineStart = 0
+            while starts.count < chunkSize {
+                // `scanned`: where the search for the line's newline goes on (no newline before it).
+                var lineEnd = max(scanned, lineStart)
+                while lineEnd < pending.count && pending[lineEnd] != 0x0A { lineEnd += 1 }
+                let complete = lineEnd < pending.count
+                if !complete {
+                    scanned = lineEnd
+                    if !atEnd {
+                        if try !fill() { atEnd = true }
+                        continue
+                    }
+                    if lineStart == pending.count { break }  // nothing after the last newline
+                }
+                number += 1
+                if !pending[lineStart..<lineEnd].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
+                    starts.append(lineStart)
+                    ends.append(lineEnd)
+                    numbers.append(number)
+                }
+                lineStart = complete ? lineEnd + 1 : lineEnd
+                scanned = lineStart
+                if !complete { break }  // the last line, without a newline
+            }
+            // The chunk takes the buffer; what follows its lines starts the next one.
+            let buffer = pending
+            pending = Array(pending[lineStart...])
+            scanned = 0
+            if starts.isEmpty { return atEnd && pending.isEmpty ? nil : try nextChunk() }
+            return Job(buffer: buffer, starts: starts, ends: ends, numbers: numbers, workers: workers.count)
+        }
+        while true {
+            // Read while the previous chunk renders.
+            let next = try nextChunk()
+            let previous = rendering
+            previous?.group.wait()
+            rendering = nil
+            if let next {
+                start(next)
+                rendering = next
+            }
+            // Written while the next chunk renders.
+            if let previous { try output(previous) }
+            if next == nil && previous == nil { break }
+        }
+        return summary
     }
 
     /// Reads lines with `nextLine` until it returns `nil`, and writes each chunk's results
     /// (newline-terminated, in input order) with `write`; `progress` is called after each
     /// chunk. At most two chunks are in memory: the one rendering and the one being read or written.
     public func run(nextLine: () -> String?, write: (String) -> Void, progress: (Summary) -> Void = { _ in }) -> Summary {
-        var summary = Summary()
-        var number = 0
-        var chunk: [String] = []
-        var numbers: [Int] = []
-        chunk.reserveCapacity(chunkSize)
-        var rendering: Job?
-
-        func output(_ job: Job) {
-            var text = ""
-            for r in job.results {
-                text += r.text
-                text += "\n"
-                switch r.status {
-                case "rendered": summary.rendered += 1
-                case "aborted": summary.aborted += 1
-                default: summary.failed += 1
+        // Lines become bytes for the byte-level run; a line longer than what `read` is asked
+        // for is handed over in parts.
+        var carry: [UInt8] = []
+        var carried = 0
+        return run(
+            read: { buffer in
+                if carried == carry.count {
+                    guard let line = nextLine() else { return 0 }
+                    carry = Array(line.utf8)
+                    carry.append(0x0A)
+                    carried = 0
                 }
-            }
-            write(text)
-            progress(summary)
-        }
-        func launch() {
-            let previous = rendering
-            previous?.group.wait()
-            rendering = nil
-            if !chunk.isEmpty {
-                let job = Job(lines: chunk, numbers: numbers)
-                start(job)
-                rendering = job
-                chunk = []
-                numbers = []
-                chunk.reserveCapacity(chunkSize)
-            }
-            // Written while the next chunk renders.
-            if let previous { output(previous) }
-        }
-        // Lines keep their input line numbers; blank lines are skipped.
-        while let line = nextLine() {
-            number += 1
-            if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
-            chunk.append(line)
-            numbers.append(number)
-            if chunk.count >= chunkSize { launch() }
-        }
-        launch()
-        launch()
-        return summary
+                let n = min(buffer.count, carry.count - carried)
+                carry.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[carried..<(carried + n)])) }
+                carried += n
+                return n
+            },
+            write: { write(String(decoding: $0, as: UTF8.self)) },
+            progress: progress)
     }
 }

@@ -41,17 +41,45 @@ public struct CompiledCampaign: Sendable {
         }
         self.fields = compiled
         self.attributes = attributes
-        func message(for platform: Platform) -> (MessageTemplate, [CampaignField]) {
+        func message(for platform: Platform) -> (MessageTemplate, [CampaignField], PayloadPlan) {
             let own = compiled.filter { Self.applies($0.0, to: platform) }
-            return (MessageTemplate(fields: own.map { .init(name: $0.0.name, template: $0.1) }), own.map(\.0))
+            return (MessageTemplate(fields: own.map { .init(name: $0.0.name, template: $0.1) }), own.map(\.0), PayloadPlan(own.map(\.0)))
         }
         self.ios = message(for: .ios)
         self.android = message(for: .android)
     }
 
-    /// Each platform's message and the campaign fields behind its fields, in order.
-    let ios: (message: MessageTemplate, fields: [CampaignField])
-    let android: (message: MessageTemplate, fields: [CampaignField])
+    /// Each platform's message, the campaign fields behind its fields (in order), and where
+    /// each payload part comes from among them.
+    let ios: (message: MessageTemplate, fields: [CampaignField], plan: PayloadPlan)
+    let android: (message: MessageTemplate, fields: [CampaignField], plan: PayloadPlan)
+
+    /// The positions of a platform's payload parts among its rendered fields, found once at
+    /// compile time (a payload is then written without looking fields up by name).
+    struct PayloadPlan: Sendable {
+        var title: Int?, subtitle: Int?, body: Int?
+        var iosBadge: Int?, iosImage: Int?, iosDeepLink: Int?
+        var androidImage: Int?, androidDeepLink: Int?, androidSummary: Int?
+        /// Key-value pairs in order: field position, key and field name.
+        var keyValues: [(index: Int, key: String, name: String)] = []
+
+        init(_ fields: [CampaignField]) {
+            for (i, f) in fields.enumerated() {
+                switch f.name {
+                case "title": title = i
+                case "subtitle": subtitle = i
+                case "body": body = i
+                case "ios.badge": iosBadge = i
+                case "ios.image_url": iosImage = i
+                case "ios.deep_link": iosDeepLink = i
+                case "android.image_url": androidImage = i
+                case "android.deep_link": androidDeepLink = i
+                case "android.summary_text": androidSummary = i
+                default: if f.name.hasPrefix("key_value_pairs.") { keyValues.append((i, f.key, f.name)) }
+                }
+            }
+        }
+    }
 
     /// Whether a field is rendered for `platform` (`subtitle` and `ios.*` are iOS only).
     static func applies(_ field: CampaignField, to platform: Platform) -> Bool {
@@ -105,21 +133,47 @@ public struct CompiledCampaign: Sendable {
 
     /// Renders the payload for one recipient. Every field is its own render.
     public func render(_ document: RenderContextDocument, platform: Platform) -> PayloadResult {
+        let texts: [String]
+        switch renderTexts(document, platform: platform) {
+        case .ended(let result): return result
+        case .rendered(let t): texts = t
+        }
+        var json = JSONTextWriter(capacity: 512)
+        if let problem = writePayload(texts, platform: platform, into: &json) { return problem }
+        let messageFields = platform == .ios ? ios.fields : android.fields
+        let fields = zip(texts, messageFields).map { RenderedCampaignField(name: $1.name, key: $1.key, text: $0) }
+        return .rendered(PushPayload(platform: platform, serialized: json.text, fields: fields))
+    }
+
+    /// Renders the payload for one recipient straight into `json` as JSON text (the text
+    /// ``render(_:platform:)`` would give). Returns `nil` when it rendered, and the result
+    /// (aborted or failed, `json` left as it was) otherwise.
+    public func renderPayload(_ document: RenderContextDocument, platform: Platform, into json: inout JSONTextWriter) -> PayloadResult? {
+        switch renderTexts(document, platform: platform) {
+        case .ended(let result): return result
+        case .rendered(let texts): return writePayload(texts, platform: platform, into: &json)
+        }
+    }
+
+    /// What rendering a message's fields gives: every field's text in order, or the result
+    /// that ends the message there.
+    private enum Texts {
+        case rendered([String])
+        case ended(PayloadResult)
+    }
+
+    private func renderTexts(_ document: RenderContextDocument, platform: Platform) -> Texts {
         var doc = document
         if case .object(let o) = doc.value, o["campaign"] == nil, !campaign.campaignInfo.isEmpty {
             doc.set("campaign", .object(campaign.campaignInfo))
         }
-        let (message, messageFields) = platform == .ios ? ios : android
-        var renderedFields: [RenderedCampaignField] = []
+        let message = platform == .ios ? ios.message : android.message
         do {
             switch try message.render(doc) {
             case .aborted(let field, let reason):
-                return .aborted(reason: reason, field: field)
-            case .rendered(let texts):
-                renderedFields.reserveCapacity(texts.count)
-                for (text, field) in zip(texts, messageFields) {
-                    renderedFields.append(RenderedCampaignField(name: field.name, key: field.key, text: text.text))
-                }
+                return .ended(.aborted(reason: reason, field: field))
+            case .rendered(let rendered):
+                return .rendered(rendered.map(\.text))
             }
         } catch let failure as MessageTemplate.FieldError {
             let error = failure.error
@@ -128,61 +182,74 @@ public struct CompiledCampaign: Sendable {
             let location = error.templateName == field.name ? error.location.map { field.fileLocation(of: $0, fileText: fileText) } : nil
             var message = error.message
             if !error.trace.isEmpty { message += " (in \(error.trace.joined(separator: " > ")))" }
-            return .failed(.liquid(field: field.name, file: campaign.file, location: location, message: message))
+            return .ended(.failed(.liquid(field: field.name, file: campaign.file, location: location, message: message)))
         } catch {
-            return .failed(.liquid(field: "", file: campaign.file, location: nil, message: "\(error)"))
-        }
-        do {
-            let payload = try build(platform: platform, fields: renderedFields)
-            let bytes = payload.byteCount
-            if bytes > platform.sizeLimit {
-                let largest = renderedFields.sorted { $0.text.utf8.count > $1.text.utf8.count }.prefix(3)
-                    .map { "\($0.name) (\($0.text.utf8.count) bytes)" }
-                return .failed(.payloadTooLarge(bytes: bytes, limit: platform.sizeLimit, largestFields: largest))
-            }
-            return .rendered(payload)
-        } catch let error as PayloadError {
-            return .failed(error)
-        } catch {
-            return .failed(.invalidContext("\(error)"))
+            return .ended(.failed(.liquid(field: "", file: campaign.file, location: nil, message: "\(error)")))
         }
     }
 
+    /// Writes the payload of rendered `texts` into `json`; a problem (a bad badge, a bad
+    /// `$json:` value, a payload over the platform's limit) is returned instead, with `json`
+    /// left as it was.
+    private func writePayload(_ texts: [String], platform: Platform, into json: inout JSONTextWriter) -> PayloadResult? {
+        let mark = json.mark
+        let start = json.bytes.count
+        do {
+            try build(platform: platform, texts: texts, into: &json)
+        } catch let error as PayloadError {
+            json.rewind(to: mark)
+            return .failed(error)
+        } catch {
+            json.rewind(to: mark)
+            return .failed(.invalidContext("\(error)"))
+        }
+        let bytes = json.bytes.count - start
+        if bytes > platform.sizeLimit {
+            json.rewind(to: mark)
+            let messageFields = platform == .ios ? ios.fields : android.fields
+            let largest = zip(texts, messageFields).sorted { $0.0.utf8.count > $1.0.utf8.count }.prefix(3)
+                .map { "\($1.name) (\($0.utf8.count) bytes)" }
+            return .failed(.payloadTooLarge(bytes: bytes, limit: platform.sizeLimit, largestFields: largest))
+        }
+        return nil
+    }
+
     /// A key-value pair's value: `$json:` text parsed, any other text as a string.
-    func keyValue(_ field: RenderedCampaignField) throws -> LiquidValue {
-        guard field.text.hasPrefix("$json:") else { return .string(field.text) }
-        do { return try JSONValueParser.parse(String(field.text.dropFirst(6))) } catch let e as JSONValueParser.SyntaxError {
-            throw PayloadError.invalidJSONValue(field: field.name, message: "\(e.line):\(e.column): \(e.message)")
+    func keyValue(_ text: String, field name: String) throws -> LiquidValue {
+        guard text.hasPrefix("$json:") else { return .string(text) }
+        do { return try JSONValueParser.parse(String(text.dropFirst(6))) } catch let e as JSONValueParser.SyntaxError {
+            throw PayloadError.invalidJSONValue(field: name, message: "\(e.line):\(e.column): \(e.message)")
         }
     }
 
     /// The payload, written straight as JSON text (no intermediate object): the same text
     /// `PushPayload(platform:json:fields:)` gives for the object of these keys in this order.
-    func build(platform: Platform, fields: [RenderedCampaignField]) throws -> PushPayload {
-        // A handful of fields: a scan beats hashing names into a dictionary.
-        func text(_ name: String) -> String? { fields.first { $0.name == name }?.text }
-        func nonEmpty(_ name: String) -> String? { text(name).flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 } }
-        var json = JSONTextWriter(capacity: 512)
+    func build(platform: Platform, texts: [String], into json: inout JSONTextWriter) throws {
+        let plan = platform == .ios ? ios.plan : android.plan
+        func text(_ index: Int?) -> String? { index.map { texts[$0] } }
+        func nonEmpty(_ index: Int?) -> String? {
+            text(index).flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
+        }
         switch platform {
         case .ios:
             let o = campaign.ios
             var badge: Int?
-            if let badgeText = nonEmpty("ios.badge") {
+            if let badgeText = nonEmpty(plan.iosBadge) {
                 guard let b = Int(badgeText.trimmingCharacters(in: .whitespacesAndNewlines)) else {
                     let f = o.badge!
                     throw PayloadError.badgeNotInteger(rendered: badgeText, file: campaign.file, location: SourceLocation(line: f.line, column: f.column))
                 }
                 badge = b
             }
-            let image = nonEmpty("ios.image_url")
+            let image = nonEmpty(plan.iosImage)
             json.beginObject()
             json.key("aps")
             json.beginObject()
             json.key("alert")
             json.beginObject()
-            json.key("title"); json.string(text("title") ?? "")
-            if let s = text("subtitle"), campaign.subtitle != nil { json.key("subtitle"); json.string(s) }
-            json.key("body"); json.string(text("body") ?? "")
+            json.key("title"); json.string(text(plan.title) ?? "")
+            if let s = text(plan.subtitle), campaign.subtitle != nil { json.key("subtitle"); json.string(s) }
+            json.key("body"); json.string(text(plan.body) ?? "")
             json.endObject()
             if let c = o.category { json.key("category"); json.string(c) }
             if let s = o.sound { json.key("sound"); json.string(s) }
@@ -204,35 +271,34 @@ public struct CompiledCampaign: Sendable {
                 json.endObject()
             }
             json.endObject()
-            if let link = nonEmpty("ios.deep_link") { json.key("ab_uri"); json.string(link) }
-            for f in fields where f.name.hasPrefix("key_value_pairs.") {
-                json.key(f.key)
-                json.value(try keyValue(f))
+            if let link = nonEmpty(plan.iosDeepLink) { json.key("ab_uri"); json.string(link) }
+            for kv in plan.keyValues {
+                json.key(kv.key)
+                json.value(try keyValue(texts[kv.index], field: kv.name))
             }
             json.endObject()
         case .android:
             var extra = JSONTextWriter()
             extra.beginObject()
-            for f in fields where f.name.hasPrefix("key_value_pairs.") {
-                extra.key(f.key)
-                extra.value(try keyValue(f))
+            for kv in plan.keyValues {
+                extra.key(kv.key)
+                extra.value(try keyValue(texts[kv.index], field: kv.name))
             }
             extra.endObject()
             let o = campaign.android
             json.beginObject()
             json.key("_ab"); json.string("true")
-            json.key("t"); json.string(text("title") ?? "")
-            json.key("a"); json.string(text("body") ?? "")
+            json.key("t"); json.string(text(plan.title) ?? "")
+            json.key("a"); json.string(text(plan.body) ?? "")
             json.key("extra"); json.string(extra.text)
-            if let link = nonEmpty("android.deep_link") { json.key("uri"); json.string(link) }
+            if let link = nonEmpty(plan.androidDeepLink) { json.key("uri"); json.string(link) }
             if let id = campaign.apiID { json.key("cid"); json.string(id) }
             if let ch = o.channelID { json.key("ab_nc"); json.string(ch) }
             if let p = o.priority { json.key("p"); json.string(String(p)) }
-            if let img = nonEmpty("android.image_url") { json.key("ab_iu"); json.string(img) }
-            if let s = nonEmpty("android.summary_text") { json.key("s"); json.string(s) }
+            if let img = nonEmpty(plan.androidImage) { json.key("ab_iu"); json.string(img) }
+            if let s = nonEmpty(plan.androidSummary) { json.key("s"); json.string(s) }
             json.endObject()
         }
-        return PushPayload(platform: platform, serialized: json.text, fields: fields)
     }
 }
 

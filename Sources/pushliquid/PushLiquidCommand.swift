@@ -60,3 +60,24 @@ func readText(_ path: String) throws -> String {
     }
     return String(decoding: data, as: UTF8.self)
 }
+
+/// Reads standard input into `buffer`; the byte count, 0 at the end of the input.
+func readStandardInput(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    while true {
+        let n = read(0, buffer.baseAddress, buffer.count)
+        if n >= 0 { return n }
+        if errno == EINTR { continue }
+        throw ToolError(message: "error: cannot read standard input: \(String(cString: strerror(errno)))")
+    }
+}
+
+/// Writes all of `bytes` to standard output.
+func writeStandardOutput(_ bytes: UnsafeRawBufferPointer) throws {
+    var offset = 0
+    while offset < bytes.count {
+        let n = write(1, bytes.baseAddress! + offset, bytes.count - offset)
+        if n > 0 { offset += n; continue }
+        if n < 0 && errno == EINTR { continue }
+        throw ToolError(message: "error: cannot write standard output: \(String(cString: strerror(errno)))")
+    }
+}

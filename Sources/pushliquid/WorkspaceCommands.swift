@@ -100,10 +100,9 @@ extension PushLiquidCommand {
             let renderer = BatchRenderer(campaign: compiled, platform: platform.platform)
             let showProgress = isatty(2) == 1
             let start = Date()
-            let out = FileHandle.standardOutput
-            let summary = renderer.run(
-                nextLine: { readLine(strippingNewline: true) },
-                write: { out.write(Data($0.utf8)) },
+            let summary = try renderer.run(
+                read: { buffer in try readStandardInput(into: buffer) },
+                write: { bytes in try writeStandardOutput(bytes) },
                 progress: { s in
                     if showProgress { FileHandle.standardError.write(Data("\rbatch: \(s.lines) lines...".utf8)) }
                 })

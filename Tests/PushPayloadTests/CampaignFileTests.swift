@@ -161,6 +161,75 @@ import Testing
     }
 }
 
+extension BatchTests {
+    /// The byte-level run: input arriving a few bytes at a time (lines split across reads and
+    /// chunks), blank and CRLF lines, a last line without a newline; output written in pieces.
+    @Test(arguments: [1, 7, 4096])
+    func bytesInPiecesGiveTheSameLinesAsTheLineAPI(_ readSize: Int) throws {
+        let c = try compile("name: b\ntitle: \"{{${first_name} | upcase}}\"\nbody: b\n")
+        let renderer = BatchRenderer(campaign: c, platform: .ios, chunkSize: 3)
+        var text = ""
+        for i in 0..<20 {
+            switch i % 6 {
+            case 2: text += "   \r\n"
+            case 4: text += "{\"profile\": {\"external_id\": \"u\(i)\", \"first_name\": \"é\(i)\"}}\r\n"
+            default: text += "{\"profile\": {\"external_id\": \"u\(i)\", \"first_name\": \"n\(i)\"}}\n"
+            }
+        }
+        text += "{\"profile\": {\"first_name\": \"last\"}}"  // no newline at the end
+        let input = Array(text.utf8)
+        var offset = 0
+        var output: [UInt8] = []
+        var writes = 0
+        let summary = renderer.run(
+            read: { buffer in
+                let n = min(readSize, buffer.count, input.count - offset)
+                input.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)])) }
+                offset += n
+                return n
+            },
+            write: { output += $0; writes += 1 })
+        #expect(summary == BatchRenderer.Summary(rendered: 18, aborted: 0, failed: 0))
+        #expect(writes >= 6)  // one write per worker slice per chunk of three lines
+        let lines = String(decoding: output, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 19 && lines.last == "")
+        // Blank lines are skipped but counted: line numbers are the input's.
+        let expectedNumbers = (1...21).filter { $0 > 20 || ($0 - 1) % 6 != 2 }
+        for (line, number) in zip(lines, expectedNumbers) {
+            let v = try JSONValueParser.parse(String(line))
+            #expect(v.property("line") == .int(number))
+            let i = number - 1
+            let name = i == 20 ? "LAST" : i % 6 == 4 ? "É\(i)" : "N\(i)"
+            #expect(v.property("payload").property("aps").property("alert").property("title") == .string(name))
+        }
+        // The same input through the line API gives the same bytes.
+        var lineIterator = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).makeIterator()
+        var viaLines = ""
+        _ = renderer.run(nextLine: { lineIterator.next() }, write: { viaLines += $0 })
+        #expect(viaLines == String(decoding: output, as: UTF8.self))
+    }
+
+    @Test func readAndWriteErrorsEndTheRun() throws {
+        struct Broken: Error {}
+        let renderer = BatchRenderer(campaign: try compile("name: b\ntitle: t\nbody: b\n"), platform: .ios, chunkSize: 2)
+        #expect(throws: Broken.self) {
+            _ = try renderer.run(read: { _ in throw Broken() }, write: { _ in })
+        }
+        let line = Array("{}\n{}\n{}\n{}\n{}\n".utf8)
+        var given = false
+        #expect(throws: Broken.self) {
+            _ = try renderer.run(
+                read: { buffer in
+                    if given { return 0 }
+                    given = true
+                    line.withUnsafeBytes { buffer.copyMemory(from: $0) }
+                    return line.count
+                },
+                write: { _ in throw Broken() })
+        }
+    }
+}
+
 @Suite struct GoldenFileTests {
     @Test func bundledCampaignsMatchTheirGoldenPayloads() throws {
         let golden = GoldenFiles(root: TestPaths.repositoryRoot)

@@ -72,6 +72,41 @@ public struct JSONTextWriter {
         json.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
+    /// Writes bytes that are already JSON text, as is.
+    public mutating func raw<Bytes: Collection<UInt8>>(bytes json: Bytes) {
+        separator()
+        if json.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil { bytes.append(contentsOf: json) }
+    }
+
+    /// Ends a line of JSON lines (NDJSON): a newline, and the next value starts a new document.
+    public mutating func endLine() {
+        precondition(depth == 0, "a JSON line ends outside any object or array")
+        bytes.append(0x0A)
+        afterKey = false
+    }
+
+    /// A point in the writing to come back to with ``rewind(to:)``.
+    public struct Mark: Sendable {
+        let count: Int, filled: UInt64, depth: Int, afterKey: Bool
+    }
+
+    /// The current point.
+    public var mark: Mark { Mark(count: bytes.count, filled: filled, depth: depth, afterKey: afterKey) }
+
+    /// Drops everything written since `mark`, as if it had not been written.
+    public mutating func rewind(to mark: Mark) {
+        bytes.removeSubrange(min(mark.count, bytes.count)...)
+        (filled, depth, afterKey) = (mark.filled, mark.depth, mark.afterKey)
+    }
+
+    /// Empties the writer, keeping its capacity.
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        filled = 0
+        depth = 0
+        afterKey = false
+    }
+
     /// Writes any value, serialized as ``LiquidValue/jsonString`` does.
     public mutating func value(_ value: LiquidValue) {
         separator()

@@ -11,20 +11,33 @@ public struct JSONValueParser {
     }
 
     private let bytes: [UInt8]
-    private var i = 0
+    /// The document is `bytes[start..<end]`.
+    private let start: Int
+    private let end: Int
+    private var i: Int
     private var depth = 0
 
     /// A parser for `text`.
-    public init(_ text: String) { bytes = Array(text.utf8) }
+    public init(_ text: String) { self.init(bytes: Array(text.utf8)) }
     /// A parser for UTF-8 `bytes`.
-    public init<B: Sequence>(bytes: B) where B.Element == UInt8 { self.bytes = Array(bytes) }
+    public init<B: Sequence>(bytes: B) where B.Element == UInt8 {
+        let array = Array(bytes)
+        self.init(buffer: array, range: 0..<array.count)
+    }
+    /// A parser for the UTF-8 document `buffer[range]`, read in place (no copy): one line of
+    /// a block of NDJSON, say. Error lines and columns count from the range's start.
+    public init(buffer: [UInt8], range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= buffer.count, "range outside the buffer")
+        self.bytes = buffer
+        (start, end, i) = (range.lowerBound, range.upperBound, range.lowerBound)
+    }
 
     /// Parses one JSON document (whitespace around it allowed).
     public mutating func parse() throws -> LiquidValue {
         skipSpace()
         let v = try value()
         skipSpace()
-        if i < bytes.count { throw error("unexpected text after the JSON value") }
+        if i < end { throw error("unexpected text after the JSON value") }
         return v
     }
 
@@ -36,18 +49,18 @@ public struct JSONValueParser {
 
     private func error(_ message: String) -> SyntaxError {
         var line = 1, col = 1
-        for b in bytes[0..<min(i, bytes.count)] {
+        for b in bytes[start..<min(i, end)] {
             if b == 0x0A { line += 1; col = 1 } else { col += 1 }
         }
         return SyntaxError(message: message, line: line, column: col)
     }
 
     private mutating func skipSpace() {
-        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+        while i < end, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
     }
 
     private mutating func value() throws -> LiquidValue {
-        guard i < bytes.count else { throw error("unexpected end of JSON") }
+        guard i < end else { throw error("unexpected end of JSON") }
         switch bytes[i] {
         case UInt8(ascii: "{"):
             depth += 1
@@ -55,19 +68,19 @@ public struct JSONValueParser {
             if depth > 512 { throw error("JSON nested too deeply") }
             i += 1
             skipSpace()
-            if i < bytes.count && bytes[i] == UInt8(ascii: "}") { i += 1; return .object(LiquidObject()) }
+            if i < end && bytes[i] == UInt8(ascii: "}") { i += 1; return .object(LiquidObject()) }
             var object = LiquidObject()
             while true {
                 skipSpace()
-                guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+                guard i < end, bytes[i] == UInt8(ascii: "\"") else { throw error("expected a string key") }
                 let key = try objectKey()
                 skipSpace()
-                guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("expected ':'") }
+                guard i < end, bytes[i] == UInt8(ascii: ":") else { throw error("expected ':'") }
                 i += 1
                 skipSpace()
                 object.set(key, try value())
                 skipSpace()
-                guard i < bytes.count else { throw error("unexpected end of JSON in an object") }
+                guard i < end else { throw error("unexpected end of JSON in an object") }
                 if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
                 if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(object) }
                 throw error("expected ',' or '}'")
@@ -79,12 +92,12 @@ public struct JSONValueParser {
             i += 1
             var array: [LiquidValue] = []
             skipSpace()
-            if i < bytes.count && bytes[i] == UInt8(ascii: "]") { i += 1; return .array(array) }
+            if i < end && bytes[i] == UInt8(ascii: "]") { i += 1; return .array(array) }
             while true {
                 skipSpace()
                 array.append(try value())
                 skipSpace()
-                guard i < bytes.count else { throw error("unexpected end of JSON in an array") }
+                guard i < end else { throw error("unexpected end of JSON in an array") }
                 if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
                 if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(array) }
                 throw error("expected ',' or ']'")
@@ -99,31 +112,33 @@ public struct JSONValueParser {
         }
     }
 
-    private mutating func literal(_ word: String) throws {
-        let w = Array(word.utf8)
-        guard i + w.count <= bytes.count, Array(bytes[i..<(i + w.count)]) == w else { throw error("invalid literal") }
-        i += w.count
+    private mutating func literal(_ word: StaticString) throws {
+        let count = word.utf8CodeUnitCount
+        guard i + count <= end else { throw error("invalid literal") }
+        let w = word.utf8Start
+        for k in 0..<count where bytes[i + k] != w[k] { throw error("invalid literal") }
+        i += count
     }
 
     private mutating func number() throws -> LiquidValue {
         // Fast path: a plain integer that fits comfortably (at most 18 digits).
         var j = i
         var negative = false
-        if j < bytes.count && bytes[j] == UInt8(ascii: "-") { negative = true; j += 1 }
+        if j < end && bytes[j] == UInt8(ascii: "-") { negative = true; j += 1 }
         var magnitude = 0
         let digitsStart = j
-        while j < bytes.count, isDigit(bytes[j]), j - digitsStart < 18 {
+        while j < end, isDigit(bytes[j]), j - digitsStart < 18 {
             magnitude = magnitude * 10 + Int(bytes[j] &- 48)
             j += 1
         }
-        if j > digitsStart, j == bytes.count || !(isDigit(bytes[j]) || bytes[j] == UInt8(ascii: ".") || bytes[j] == UInt8(ascii: "e") || bytes[j] == UInt8(ascii: "E")) {
+        if j > digitsStart, j == end || !(isDigit(bytes[j]) || bytes[j] == UInt8(ascii: ".") || bytes[j] == UInt8(ascii: "e") || bytes[j] == UInt8(ascii: "E")) {
             i = j
             return .int(negative ? -magnitude : magnitude)
         }
         let start = i
-        if i < bytes.count && bytes[i] == UInt8(ascii: "-") { i += 1 }
+        if i < end && bytes[i] == UInt8(ascii: "-") { i += 1 }
         var isFloat = false
-        while i < bytes.count {
+        while i < end {
             let b = bytes[i]
             if isDigit(b) { i += 1 } else if b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") { isFloat = true; i += 1 } else { break }
         }
@@ -140,7 +155,7 @@ public struct JSONValueParser {
     private mutating func objectKey() throws -> PropertyKey {
         let start = i + 1
         var j = start
-        while j < bytes.count {
+        while j < end {
             let b = bytes[j]
             if b == UInt8(ascii: "\"") {
                 let key = bytes.withUnsafeBufferPointer { KeyInterner.current.key(UnsafeBufferPointer(rebasing: $0[start..<j])) }
@@ -157,7 +172,7 @@ public struct JSONValueParser {
         i += 1
         // Fast path: no escapes before the closing quote.
         var j = i
-        while j < bytes.count {
+        while j < end {
             let b = bytes[j]
             if b == UInt8(ascii: "\"") {
                 let s = bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[i..<j]), as: UTF8.self) }
@@ -168,12 +183,12 @@ public struct JSONValueParser {
             j += 1
         }
         var out: [UInt8] = []
-        while i < bytes.count {
+        while i < end {
             let b = bytes[i]
             if b == UInt8(ascii: "\"") { i += 1; return String(decoding: out, as: UTF8.self) }
             if b == UInt8(ascii: "\\") {
                 i += 1
-                guard i < bytes.count else { break }
+                guard i < end else { break }
                 let e = bytes[i]
                 i += 1
                 switch e {
@@ -184,7 +199,7 @@ public struct JSONValueParser {
                 case UInt8(ascii: "f"): out.append(0x0C)
                 case UInt8(ascii: "u"):
                     var code = try hex4()
-                    if (0xD800..<0xDC00).contains(code), i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") {
+                    if (0xD800..<0xDC00).contains(code), i + 1 < end, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") {
                         i += 2
                         let low = try hex4()
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
@@ -202,7 +217,7 @@ public struct JSONValueParser {
     }
 
     private mutating func hex4() throws -> UInt32 {
-        guard i + 4 <= bytes.count, let v = UInt32(String(decoding: bytes[i..<(i + 4)], as: UTF8.self), radix: 16) else {
+        guard i + 4 <= end, let v = UInt32(String(decoding: bytes[i..<(i + 4)], as: UTF8.self), radix: 16) else {
             throw error("invalid \\u escape")
         }
         i += 4

@@ -32,8 +32,19 @@ public struct RenderContextDocument: Sendable {
 
     /// Reads a document from JSON; errors name the line and column.
     public init(json: String) throws {
+        try self.init(parser: JSONValueParser(json))
+    }
+
+    /// Reads a document from the UTF-8 JSON in `buffer[range]` (one line of a block of
+    /// NDJSON, read in place); errors name the line and column within the range.
+    public init(jsonBuffer buffer: [UInt8], range: Range<Int>) throws {
+        try self.init(parser: JSONValueParser(buffer: buffer, range: range))
+    }
+
+    private init(parser: JSONValueParser) throws {
+        var parser = parser
         let parsed: LiquidValue
-        do { parsed = try JSONValueParser.parse(json) } catch let e as JSONValueParser.SyntaxError {
+        do { parsed = try parser.parse() } catch let e as JSONValueParser.SyntaxError {
             throw PersonalizationError.invalidDocument("\(e.line):\(e.column): \(e.message)")
         }
         try self.init(value: parsed)
