@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
-swift build -c release --product pushliquid >&2
+swift build "${RELEASE_BUILD[@]}" >&2
 if [ $# -eq 0 ]; then set -- preview; fi
 exec .build/release/pushliquid "$@"
