@@ -151,7 +151,8 @@ public struct LiquidEnvironment: Sendable {
     /// Parses `source` into a template. Syntax errors throw here, with line and column.
     public func parse(_ source: String, name: String? = nil) throws -> LiquidTemplate {
         do {
-            let parser = try LiquidParser(source: source, environment: self, name: name)
+            let parser = try LiquidParser.make(source: source, environment: self, name: name)
+            defer { LiquidParser.recycle(parser) }
             let root = try parser.parseDocument()
             return LiquidTemplate(root: root, source: source, name: name, environment: self, warnings: parser.warnings,
                                   unknownFilters: parser.unknownFilters.isEmpty ? [] : Array(Set(parser.unknownFilters)).sorted())

@@ -2,16 +2,16 @@
 /// and markup.
 public final class LiquidParser {
     /// The environment whose tags and filters are used.
-    public let environment: LiquidEnvironment
+    public private(set) var environment: LiquidEnvironment
     /// The template source.
-    public let source: String
+    public private(set) var source: String
     /// The template name, when it has one.
-    public let name: String?
-    var tokens: [Token]
+    public private(set) var name: String?
+    var tokens: [Token] = []
     /// The text the tokens index: the template source, or a `{% liquid %}` tag's markup while
     /// its lines are parsed; `bytes` are its UTF-8 bytes and `textBase` its offset in the source.
     private var text: Substring
-    private var bytes: [UInt8]
+    private var bytes: [UInt8] = []
     private var textBase = 0
     var position = 0
     var depth = 0
@@ -24,35 +24,56 @@ public final class LiquidParser {
     /// Markup buffers reused from one tag or output to the next.
     private var spareMarkupBytes: [UInt8] = []
     private var spareMarkupTokens: [MarkupToken] = []
-    /// Where this parser's buffers go back to when it is done.
-    private let buffers: ParseBuffers
 
+    /// A parser for `source`, tokenized.
     init(source: String, environment: LiquidEnvironment, name: String?) throws {
-        self.environment = environment
-        self.source = source
-        self.name = name
-        self.text = source[...]
-        let buffers = ParseBuffers.take()
-        self.buffers = buffers
-        var bytes: [UInt8] = [], tokens: [Token] = []
-        swap(&bytes, &buffers.bytes)
-        swap(&tokens, &buffers.tokens)
-        swap(&spareMarkupBytes, &buffers.markupBytes)
-        swap(&spareMarkupTokens, &buffers.markupTokens)
+        (self.environment, self.source, self.name, self.text) = (environment, source, name, source[...])
+        try tokenize()
+    }
+
+    private func tokenize() throws {
         bytes.append(contentsOf: source.utf8)
-        self.bytes = consume bytes
-        self.tokens = consume tokens
-        try self.bytes.withUnsafeBufferPointer {
-            try Tokenizer(bytes: $0, attributeAware: environment.attributeSyntax != nil).tokenize(into: &self.tokens)
+        let attributeAware = environment.attributeSyntax != nil
+        try bytes.withUnsafeBufferPointer {
+            try Tokenizer(bytes: $0, attributeAware: attributeAware).tokenize(into: &tokens)
         }
     }
 
-    deinit {
-        swap(&bytes, &buffers.bytes)
-        swap(&tokens, &buffers.tokens)
-        swap(&spareMarkupBytes, &buffers.markupBytes)
-        swap(&spareMarkupTokens, &buffers.markupTokens)
-        ParseBuffers.giveBack(buffers)
+    // MARK: One parser per thread, reused
+
+    /// This thread's parser between parses.
+    private static let slot = ThreadSlot<LiquidParser>()
+    /// Buffers grown past this many bytes are not kept.
+    private static let keepLimit = 1 << 16
+
+    /// A parser for `source`: this thread's spare one (its buffers reused), or a new one while
+    /// that one is busy (a parse started during another).
+    static func make(source: String, environment: LiquidEnvironment, name: String?) throws -> LiquidParser {
+        guard let parser = slot.take() else { return try LiquidParser(source: source, environment: environment, name: name) }
+        (parser.environment, parser.source, parser.name, parser.text) = (environment, source, name, source[...])
+        try parser.tokenize()
+        return parser
+    }
+
+    /// Ends a parse made with ``make(source:environment:name:)``: the parser forgets the
+    /// template and becomes this thread's spare again, unless something else still holds it
+    /// or its buffers grew large.
+    static func recycle(_ parser: consuming LiquidParser) {
+        var parser = parser
+        guard isKnownUniquelyReferenced(&parser), slot.isEmpty,
+              parser.bytes.capacity <= keepLimit,
+              parser.tokens.capacity * MemoryLayout<Token>.stride <= keepLimit,
+              parser.spareMarkupTokens.capacity * MemoryLayout<MarkupToken>.stride <= keepLimit
+        else { return }
+        parser.source = ""
+        parser.name = nil
+        parser.text = ""
+        parser.bytes.removeAll(keepingCapacity: true)
+        parser.tokens.removeAll(keepingCapacity: true)
+        (parser.textBase, parser.position, parser.depth, parser.inLiquidTag) = (0, 0, 0, false)
+        if !parser.warnings.isEmpty { parser.warnings = [] }
+        if !parser.unknownFilters.isEmpty { parser.unknownFilters = [] }
+        slot.put(parser)
     }
 
     /// `true` in lax mode.
@@ -272,35 +293,4 @@ extension Substring {
 extension String {
     /// Without leading and trailing ASCII whitespace (Ruby's `strip`).
     func trimmingCharacters() -> String { Substring(self).trimmingCharacters() }
-}
-
-/// The buffers of a parse (source bytes, tokens, markup bytes and tokens), kept one set per
-/// thread between parses, so that parsing a template allocates only what the template keeps.
-final class ParseBuffers {
-    var bytes: [UInt8] = []
-    var tokens: [Token] = []
-    var markupBytes: [UInt8] = []
-    var markupTokens: [MarkupToken] = []
-
-    private static let slot = ThreadSlot<ParseBuffers>()
-    /// Buffers grown past this many bytes are not kept.
-    private static let keepLimit = 1 << 16
-
-    /// This thread's buffers, emptied (new ones while a parse on this thread holds them).
-    static func take() -> ParseBuffers {
-        guard let buffers = slot.take() else { return ParseBuffers() }
-        if !buffers.bytes.isEmpty { buffers.bytes.removeAll(keepingCapacity: true) }
-        if !buffers.tokens.isEmpty { buffers.tokens.removeAll(keepingCapacity: true) }
-        return buffers
-    }
-
-    /// Keeps `buffers` for the thread's next parse unless they grew large or a set is kept already.
-    static func giveBack(_ buffers: ParseBuffers) {
-        guard slot.isEmpty,
-              buffers.bytes.capacity <= keepLimit,
-              buffers.tokens.capacity * MemoryLayout<Token>.stride <= keepLimit,
-              buffers.markupTokens.capacity * MemoryLayout<MarkupToken>.stride <= keepLimit
-        else { return }
-        slot.put(buffers)
-    }
 }

@@ -93,3 +93,42 @@ import Testing
         #expect(try render("[{% if true %}\n  {{ 'y' }}\n{% endif %}]") == "[\n  y\n]")
     }
 }
+
+/// Parsers are reused from one parse to the next on a thread: nothing of one template may show
+/// in the next, a parse started inside another gets its own parser, and a parser something
+/// kept is never reused.
+@Suite struct ParserReuseTests {
+    /// A tag that parses another template while it is parsed, and keeps its parser.
+    struct NestingTag: LiquidTag {
+        let name = "nest"
+        final class Kept: @unchecked Sendable { var parsers: [LiquidParser] = [] }
+        let kept: Kept
+        struct Node: LiquidNode {
+            let inner: LiquidTemplate
+            func render(_ context: RenderContext) throws { context.write(try inner.render(["v": "in"])) }
+        }
+        func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
+            kept.parsers.append(parser)
+            let inner = try parser.environment.parse("[{{ v }}]", name: "inner")
+            #expect(parser.source.hasPrefix("a{% nest %}"))  // the outer parse is undisturbed
+            return Node(inner: inner)
+        }
+    }
+
+    @Test func parsesDoNotShareState() throws {
+        var env = LiquidEnvironment(errorMode: .warn)
+        let kept = NestingTag.Kept()
+        env.register(NestingTag(kept: kept))
+        let first = try env.parse("a{% nest %}{{ x | nosuchfilter }}{{ a b }}", name: "first")
+        #expect(first.unknownFilters == ["nosuchfilter"])
+        #expect(first.warnings.count == 1)
+        #expect(try first.render(["x": 1]) == "a[in]1")
+        let second = try env.parse("{{ y }}", name: "second")
+        #expect(second.unknownFilters.isEmpty && second.warnings.isEmpty)
+        #expect(try second.render(["y": 2]) == "2")
+        // The parser the tag kept still describes the template it parsed.
+        #expect(kept.parsers.count == 1 && kept.parsers[0].source == "a{% nest %}{{ x | nosuchfilter }}{{ a b }}")
+        let third = try env.parse("{% if y %}{{ y }}{% endif %}!")
+        #expect(try third.render(["y": 3]) == "3!")
+    }
+}
