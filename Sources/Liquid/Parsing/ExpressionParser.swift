@@ -64,7 +64,12 @@ public struct MarkupStream {
     func text(of token: MarkupToken) -> String {
         switch token.kind {
         case .string: return string(token.start + 1, token.end - 1)
-        case .attribute: return string(token.start + 2, token.end - 1).trimmingCharacters()
+        case .attribute:
+            // `${ name }`: the name without the whitespace around it.
+            var a = token.start + 2, b = token.end - 1
+            while a < b && isSpace(bytes[a]) { a += 1 }
+            while b > a && isSpace(bytes[b - 1]) { b -= 1 }
+            return string(a, b)
         default: return string(token.start, token.end)
         }
     }
