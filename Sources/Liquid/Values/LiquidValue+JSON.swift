@@ -11,11 +11,13 @@ public struct JSONValueParser {
     }
 
     private let bytes: [UInt8]
-    /// The document is `bytes[start..<end]`.
+    /// The document is `buf[start..<end]`.
     private let start: Int
     private let end: Int
     private var i: Int
     private var depth = 0
+    /// `bytes` while a parse runs (read through a pointer: no bounds checks beyond the parser's own).
+    private var buf = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
 
     /// A parser for `text`.
     public init(_ text: String) { self.init(bytes: Array(text.utf8)) }
@@ -34,6 +36,15 @@ public struct JSONValueParser {
 
     /// Parses one JSON document (whitespace around it allowed).
     public mutating func parse() throws -> LiquidValue {
+        let bytes = self.bytes
+        return try bytes.withUnsafeBufferPointer { pointer in
+            buf = pointer
+            defer { buf = UnsafeBufferPointer(start: nil, count: 0) }
+            return try parseDocument()
+        }
+    }
+
+    private mutating func parseDocument() throws -> LiquidValue {
         skipSpace()
         let v = try value()
         skipSpace()
@@ -49,40 +60,40 @@ public struct JSONValueParser {
 
     private func error(_ message: String) -> SyntaxError {
         var line = 1, col = 1
-        for b in bytes[start..<min(i, end)] {
+        for b in buf[start..<min(i, end)] {
             if b == 0x0A { line += 1; col = 1 } else { col += 1 }
         }
         return SyntaxError(message: message, line: line, column: col)
     }
 
     private mutating func skipSpace() {
-        while i < end, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+        while i < end, buf[i] == 0x20 || buf[i] == 0x0A || buf[i] == 0x0D || buf[i] == 0x09 { i += 1 }
     }
 
     private mutating func value() throws -> LiquidValue {
         guard i < end else { throw error("unexpected end of JSON") }
-        switch bytes[i] {
+        switch buf[i] {
         case UInt8(ascii: "{"):
             depth += 1
             defer { depth -= 1 }
             if depth > 512 { throw error("JSON nested too deeply") }
             i += 1
             skipSpace()
-            if i < end && bytes[i] == UInt8(ascii: "}") { i += 1; return .object(LiquidObject()) }
+            if i < end && buf[i] == UInt8(ascii: "}") { i += 1; return .object(LiquidObject()) }
             var object = LiquidObject()
             while true {
                 skipSpace()
-                guard i < end, bytes[i] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+                guard i < end, buf[i] == UInt8(ascii: "\"") else { throw error("expected a string key") }
                 let key = try objectKey()
                 skipSpace()
-                guard i < end, bytes[i] == UInt8(ascii: ":") else { throw error("expected ':'") }
+                guard i < end, buf[i] == UInt8(ascii: ":") else { throw error("expected ':'") }
                 i += 1
                 skipSpace()
                 object.set(key, try value())
                 skipSpace()
                 guard i < end else { throw error("unexpected end of JSON in an object") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(object) }
+                if buf[i] == UInt8(ascii: ",") { i += 1; continue }
+                if buf[i] == UInt8(ascii: "}") { i += 1; return .object(object) }
                 throw error("expected ',' or '}'")
             }
         case UInt8(ascii: "["):
@@ -92,14 +103,14 @@ public struct JSONValueParser {
             i += 1
             var array: [LiquidValue] = []
             skipSpace()
-            if i < end && bytes[i] == UInt8(ascii: "]") { i += 1; return .array(array) }
+            if i < end && buf[i] == UInt8(ascii: "]") { i += 1; return .array(array) }
             while true {
                 skipSpace()
                 array.append(try value())
                 skipSpace()
                 guard i < end else { throw error("unexpected end of JSON in an array") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(array) }
+                if buf[i] == UInt8(ascii: ",") { i += 1; continue }
+                if buf[i] == UInt8(ascii: "]") { i += 1; return .array(array) }
                 throw error("expected ',' or ']'")
             }
         case UInt8(ascii: "\""):
@@ -116,7 +127,7 @@ public struct JSONValueParser {
         let count = word.utf8CodeUnitCount
         guard i + count <= end else { throw error("invalid literal") }
         let w = word.utf8Start
-        for k in 0..<count where bytes[i + k] != w[k] { throw error("invalid literal") }
+        for k in 0..<count where buf[i + k] != w[k] { throw error("invalid literal") }
         i += count
     }
 
@@ -124,25 +135,25 @@ public struct JSONValueParser {
         // Fast path: a plain integer that fits comfortably (at most 18 digits).
         var j = i
         var negative = false
-        if j < end && bytes[j] == UInt8(ascii: "-") { negative = true; j += 1 }
+        if j < end && buf[j] == UInt8(ascii: "-") { negative = true; j += 1 }
         var magnitude = 0
         let digitsStart = j
-        while j < end, isDigit(bytes[j]), j - digitsStart < 18 {
-            magnitude = magnitude * 10 + Int(bytes[j] &- 48)
+        while j < end, isDigit(buf[j]), j - digitsStart < 18 {
+            magnitude = magnitude * 10 + Int(buf[j] &- 48)
             j += 1
         }
-        if j > digitsStart, j == end || !(isDigit(bytes[j]) || bytes[j] == UInt8(ascii: ".") || bytes[j] == UInt8(ascii: "e") || bytes[j] == UInt8(ascii: "E")) {
+        if j > digitsStart, j == end || !(isDigit(buf[j]) || buf[j] == UInt8(ascii: ".") || buf[j] == UInt8(ascii: "e") || buf[j] == UInt8(ascii: "E")) {
             i = j
             return .int(negative ? -magnitude : magnitude)
         }
         let start = i
-        if i < end && bytes[i] == UInt8(ascii: "-") { i += 1 }
+        if i < end && buf[i] == UInt8(ascii: "-") { i += 1 }
         var isFloat = false
         while i < end {
-            let b = bytes[i]
+            let b = buf[i]
             if isDigit(b) { i += 1 } else if b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") { isFloat = true; i += 1 } else { break }
         }
-        let text = String(decoding: bytes[start..<i], as: UTF8.self)
+        let text = String(decoding: buf[start..<i], as: UTF8.self)
         if text.isEmpty || text == "-" { throw error("unexpected character") }
         if !isFloat, let v = Int(text) { return .int(v) }
         guard let d = Double(text) else { throw error("invalid number '\(text)'") }
@@ -156,9 +167,9 @@ public struct JSONValueParser {
         let start = i + 1
         var j = start
         while j < end {
-            let b = bytes[j]
+            let b = buf[j]
             if b == UInt8(ascii: "\"") {
-                let key = bytes.withUnsafeBufferPointer { KeyInterner.current.key(UnsafeBufferPointer(rebasing: $0[start..<j])) }
+                let key = KeyInterner.current.key(UnsafeBufferPointer(rebasing: buf[start..<j]))
                 i = j + 1
                 return key
             }
@@ -173,9 +184,9 @@ public struct JSONValueParser {
         // Fast path: no escapes before the closing quote.
         var j = i
         while j < end {
-            let b = bytes[j]
+            let b = buf[j]
             if b == UInt8(ascii: "\"") {
-                let s = bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[i..<j]), as: UTF8.self) }
+                let s = String(decoding: UnsafeBufferPointer(rebasing: buf[i..<j]), as: UTF8.self)
                 i = j + 1
                 return s
             }
@@ -184,12 +195,12 @@ public struct JSONValueParser {
         }
         var out: [UInt8] = []
         while i < end {
-            let b = bytes[i]
+            let b = buf[i]
             if b == UInt8(ascii: "\"") { i += 1; return String(decoding: out, as: UTF8.self) }
             if b == UInt8(ascii: "\\") {
                 i += 1
                 guard i < end else { break }
-                let e = bytes[i]
+                let e = buf[i]
                 i += 1
                 switch e {
                 case UInt8(ascii: "n"): out.append(0x0A)
@@ -199,7 +210,7 @@ public struct JSONValueParser {
                 case UInt8(ascii: "f"): out.append(0x0C)
                 case UInt8(ascii: "u"):
                     var code = try hex4()
-                    if (0xD800..<0xDC00).contains(code), i + 1 < end, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") {
+                    if (0xD800..<0xDC00).contains(code), i + 1 < end, buf[i] == UInt8(ascii: "\\"), buf[i + 1] == UInt8(ascii: "u") {
                         i += 2
                         let low = try hex4()
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
@@ -217,7 +228,7 @@ public struct JSONValueParser {
     }
 
     private mutating func hex4() throws -> UInt32 {
-        guard i + 4 <= end, let v = UInt32(String(decoding: bytes[i..<(i + 4)], as: UTF8.self), radix: 16) else {
+        guard i + 4 <= end, let v = UInt32(String(decoding: buf[i..<(i + 4)], as: UTF8.self), radix: 16) else {
             throw error("invalid \\u escape")
         }
         i += 4

@@ -27,6 +27,26 @@ import Testing
         } catch { Issue.record("wrong error \(error)") }
     }
 
+    /// Every prefix of a document, and the document inside a larger buffer, parses or fails
+    /// with a syntax error (never reads past its range).
+    @Test func truncatedDocumentsAndRangesInBuffers() throws {
+        let doc = #"{"a": [1, -2.5e3, "x\"y\u00e9\ud83d\ude00", true, false, null], "b": {"c": "dé"}, "d": 12345678901234567890}"#
+        let full = try JSONValueParser.parse(doc)
+        #expect(full.property("a").arrayValue?.count == 6)
+        let bytes = Array(doc.utf8)
+        for n in 0..<bytes.count {
+            #expect(throws: JSONValueParser.SyntaxError.self) { var p = JSONValueParser(bytes: bytes[0..<n]); _ = try p.parse() }
+        }
+        // The same document as one line of a larger buffer: only its range is read.
+        let buffer = Array("xx\n".utf8) + bytes + Array("\n[1,".utf8)
+        var inPlace = JSONValueParser(buffer: buffer, range: 3..<(3 + bytes.count))
+        #expect(try inPlace.parse() == full)
+        var cut = JSONValueParser(buffer: buffer, range: 3..<(3 + bytes.count - 1))
+        do { _ = try cut.parse(); Issue.record("a cut document parsed") } catch let e as JSONValueParser.SyntaxError {
+            #expect(e.line == 1 && e.column == bytes.count)
+        }
+    }
+
     @Test func renderingValues() throws {
         #expect(try render("{{ a }}|{{ r }}|{{ n }}|{{ f }}|{{ b }}", ["a": [1, [2, "x"]], "r": .range(1, 3), "n": nil, "f": 2.0, "b": false]) == "12x|1..3||2.0|false")
     }
