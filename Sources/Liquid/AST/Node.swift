@@ -129,16 +129,16 @@ struct NodeOffsets: Sendable {
 
 /// Literal text.
 struct TextNode: LiquidNode {
-    /// The text's UTF-8 bytes, as the output takes them.
-    let bytes: [UInt8]
+    /// The text. A `String` (16 bytes) keeps the node inline in its existential, and a short
+    /// text (up to 15 UTF-8 bytes, most literal text in messages) needs no allocation at all.
+    let text: String
     let whitespaceOnly: Bool
-    init(_ text: String) { self.init(bytes: Array(text.utf8)) }
-    init(bytes: [UInt8]) {
-        self.bytes = bytes
+    init(_ text: String) {
+        self.text = text
         // The reference's blank test is /\A\s*\z/: ASCII whitespace.
-        self.whitespaceOnly = bytes.allSatisfy(isSpace)
+        self.whitespaceOnly = text.utf8.allSatisfy(isSpace)
     }
-    func render(_ context: RenderContext) throws { bytes.withUnsafeBufferPointer { context.buffer.append(contentsOf: $0) } }
+    func render(_ context: RenderContext) throws { appendUTF8(text, to: &context.buffer) }
     var isBlank: Bool { whitespaceOnly }
 }
 

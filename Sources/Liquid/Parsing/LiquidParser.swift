@@ -118,8 +118,7 @@ public final class LiquidParser {
             switch token.kind {
             case .text, .raw:
                 if token.contentEnd > token.contentStart {
-                    let a = token.contentStart - textBase, b = token.contentEnd - textBase
-                    body.append(TextNode(bytes: Array(bytes[a..<b])), at: offset)
+                    body.append(TextNode(string(token.contentStart, token.contentEnd)), at: offset)
                 }
             case .output:
                 let node = try parseMarkup(bytes[(token.markupStart - textBase)..<(token.markupEnd - textBase)], offset: token.markupStart) {
