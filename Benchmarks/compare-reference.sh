@@ -25,7 +25,7 @@ import json, sys
 spec = json.load(open(sys.argv[1])); spec = {"name": "w1-learning-progress", **spec}
 json.dump(spec, open(sys.argv[2], "w"))
 PY
-swift build "${RELEASE_BUILD[@]}" >&2
+build_release
 PL=.build/release/pushliquid
 echo "ruby: $(ruby -e 'require "liquid"; print "ruby #{RUBY_VERSION}, liquid #{Liquid::VERSION}"')"
 value() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" | tail -1; }

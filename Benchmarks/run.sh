@@ -7,7 +7,7 @@ if [ ! -x /usr/bin/time ]; then
     SUDO=""; [ "$(id -u)" != "0" ] && SUDO="sudo"
     $SUDO apt-get install -y -qq time >&2   # GNU time, for the batch's peak memory
 fi
-swift build "${RELEASE_BUILD[@]}" >&2
+build_release
 # SwiftPM can keep a stale list of the root package's files in this nested package's build
 # (a file added to Sources/ is then "not in scope"): clean once and retry before giving up.
 if ! swift build -c release --package-path Benchmarks >&2; then

@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
-swift build "${RELEASE_BUILD[@]}" >&2
+build_release
 if [ $# -eq 0 ]; then set -- preview; fi
 exec .build/release/pushliquid "$@"
