@@ -200,8 +200,12 @@ public struct BatchRenderer: Sendable {
             var lineStart = 0
             while starts.count < chunkSize {
                 // `scanned`: where the search for the line's newline goes on (no newline before it).
-                var lineEnd = max(scanned, lineStart)
-                while lineEnd < pending.count && pending[lineEnd] != 0x0A { lineEnd += 1 }
+                let from = max(scanned, lineStart)
+                let lineEnd = pending.withUnsafeBufferPointer { buf -> Int in
+                    guard from < buf.count, let base = buf.baseAddress,
+                          let found = memchr(base + from, 0x0A, buf.count - from) else { return buf.count }
+                    return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                }
                 let complete = lineEnd < pending.count
                 if !complete {
                     scanned = lineEnd
