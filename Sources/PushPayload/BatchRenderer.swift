@@ -111,7 +111,7 @@ public struct BatchRenderer: Sendable {
     /// thread reads the next chunk and writes the previous one.
     private final class Job: @unchecked Sendable {
         /// The input bytes; line `k` is `buffer[starts[k]..<ends[k]]`, input line `numbers[k]`.
-        let buffer: [UInt8]
+        var buffer: [UInt8]
         let starts: [Int], ends: [Int], numbers: [Int]
         /// One slot per worker: its lines' results (newline-terminated, in order) and counts.
         let results: UnsafeMutableBufferPointer<(bytes: [UInt8], summary: Summary)>
@@ -173,7 +173,9 @@ public struct BatchRenderer: Sendable {
         var pending: [UInt8] = []
         var scanned = 0
         var atEnd = false
-        let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
+        let block = 1 << 18
+        let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: block, alignment: 16)
+        var spareInput: [UInt8] = []
         defer { readBuffer.deallocate() }
 
         func output(_ job: Job) throws {
@@ -183,6 +185,8 @@ public struct BatchRenderer: Sendable {
                 summary.aborted += job.results[w].summary.aborted
                 summary.failed += job.results[w].summary.failed
             }
+            // Its input buffer is read into next (memory already mapped: no page faults).
+            if spareInput.capacity < job.buffer.capacity { swap(&spareInput, &job.buffer) }
             progress(summary)
         }
         /// Reads one more block into `pending`; `false` at the end of the input.
@@ -226,8 +230,14 @@ public struct BatchRenderer: Sendable {
                 if !complete { break }  // the last line, without a newline
             }
             // The chunk takes the buffer; what follows its lines starts the next one.
+            var next: [UInt8] = []
+            swap(&next, &spareInput)
+            if !next.isEmpty { next.removeAll(keepingCapacity: true) }
+            // Room for a chunk like this one, so that reading does not grow the buffer step by step.
+            next.reserveCapacity(pending.count + block)
+            next.append(contentsOf: pending[lineStart...])
             let buffer = pending
-            pending = Array(pending[lineStart...])
+            pending = next
             scanned = 0
             if starts.isEmpty { return atEnd && pending.isEmpty ? nil : try nextChunk() }
             return Job(buffer: buffer, starts: starts, ends: ends, numbers: numbers, workers: workers.count)
