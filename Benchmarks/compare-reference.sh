@@ -6,6 +6,7 @@
 #   the batch job  (pushliquid batch, all cores      vs  render_w1.rb batch): both as whole
 #                  processes (start-up, reading, rendering, writing), and ours against Ruby's
 #                  timed loop alone (its start-up and `require 'liquid'` left out), the stricter one
+# Each figure is a median over runs of both sides taking turns (three; five for the batch).
 # Usage: Benchmarks/compare-reference.sh [CONTEXTS]   (default: 10,000 from gen_contexts.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,26 +31,33 @@ PL=.build/release/pushliquid
 echo "ruby: $(ruby -e 'require "liquid"; print "ruby #{RUBY_VERSION}, liquid #{Liquid::VERSION}"')"
 value() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" | tail -1; }
 
-ours_render=$($PL bench --templates "$BENCH/w1-learning-progress.braze.json" --contexts "$WORK/contexts.ndjson" | value render_seconds)
-ruby_render=$(ruby Benchmarks/reference/render_w1.rb "$BENCH/w1-learning-progress.standard.json" "$WORK/contexts.ndjson" render | value render_seconds)
-ours_parse=$($PL bench --templates "$BENCH/w1-learning-progress.braze.json" --contexts "$WORK/contexts.ndjson" --parse-rounds 2000 | value parse_seconds)
-ruby_parse=$(ruby Benchmarks/reference/render_w1.rb "$BENCH/w1-learning-progress.standard.json" "$WORK/contexts.ndjson" parse | value parse_seconds)
-# Whole processes are noisier (start-up, page cache): each side runs three times after
-# one untimed run, and the median counts.
-median3() { sort -n | sed -n 2p; }
-$PL batch "$WORK/w1-campaign.json" < "$WORK/contexts.ndjson" > /dev/null 2>&1
-ours_batch=$(for _ in 1 2 3; do
+# This VM's speed drifts from one minute to the next: each measurement runs three times, ours
+# and Ruby's taking turns (so a slow minute hits both sides), and the medians count.
+W1_BRAZE="$BENCH/w1-learning-progress.braze.json"
+W1_STANDARD="$BENCH/w1-learning-progress.standard.json"
+RUBY_W1="ruby Benchmarks/reference/render_w1.rb $W1_STANDARD $WORK/contexts.ndjson"
+: > "$WORK/render" ; : > "$WORK/parse" ; : > "$WORK/batch"
+$PL batch "$WORK/w1-campaign.json" < "$WORK/contexts.ndjson" > /dev/null 2>&1   # untimed: page cache
+for _ in 1 2 3; do
+    echo "ours $($PL bench --templates "$W1_BRAZE" --contexts "$WORK/contexts.ndjson" | value render_seconds)" >> "$WORK/render"
+    echo "ruby $($RUBY_W1 render | value render_seconds)" >> "$WORK/render"
+    echo "ours $($PL bench --templates "$W1_BRAZE" --contexts "$WORK/contexts.ndjson" --parse-rounds 2000 | value parse_seconds)" >> "$WORK/parse"
+    echo "ruby $($RUBY_W1 parse | value parse_seconds)" >> "$WORK/parse"
+done
+# The batch as whole processes (start-up, reading, rendering, writing), Ruby's timed loop too;
+# whole processes are the noisiest figure, so five turns.
+for _ in 1 2 3 4 5; do
     start=$(date +%s.%N); $PL batch "$WORK/w1-campaign.json" < "$WORK/contexts.ndjson" > "$WORK/out.ndjson" 2>/dev/null; end=$(date +%s.%N)
-    awk "BEGIN { print $end - $start }"
-done | median3)
-ruby_runs=$(for _ in 1 2 3; do
-    start=$(date +%s.%N)
-    inner=$(ruby Benchmarks/reference/render_w1.rb "$BENCH/w1-learning-progress.standard.json" "$WORK/contexts.ndjson" batch | value batch_seconds)
-    end=$(date +%s.%N)
-    echo "$(awk "BEGIN { print $end - $start }") $inner"
-done)
-ruby_batch_process=$(echo "$ruby_runs" | awk '{print $1}' | median3)
-ruby_batch=$(echo "$ruby_runs" | awk '{print $2}' | median3)
+    echo "ours $(awk "BEGIN { print $end - $start }")" >> "$WORK/batch"
+    start=$(date +%s.%N); inner=$($RUBY_W1 batch | value batch_seconds); end=$(date +%s.%N)
+    echo "ruby $(awk "BEGIN { print $end - $start }")" >> "$WORK/batch"
+    echo "loop $inner" >> "$WORK/batch"
+done
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+pick() { awk -v who="$1" '$1 == who { print $2 }' "$WORK/$2" | median; }
+ours_render=$(pick ours render); ruby_render=$(pick ruby render)
+ours_parse=$(pick ours parse); ruby_parse=$(pick ruby parse)
+ours_batch=$(pick ours batch); ruby_batch_process=$(pick ruby batch); ruby_batch=$(pick loop batch)
 
 ratio() { awk "BEGIN { printf \"%.1f\", $2 / $1 }"; }
 printf "renders  (%d contexts x 9 fields): pushliquid %.4f s, ruby %.4f s, ratio %sx\n" "$COUNT" "$ours_render" "$ruby_render" "$(ratio "$ours_render" "$ruby_render")"
