@@ -31,10 +31,18 @@ public struct FieldRenderBenchmark {
         self.sources = sources.map(\.1)
         templates = try sources.map { try env.parse($0.1, name: $0.0) }
         var docs: [RenderContextDocument] = []
-        for (n, line) in contexts.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
-            do { docs.append(try RenderContextDocument(json: String(line))) } catch {
-                throw PayloadError.invalidContext("contexts line \(n + 1): \(error)")
+        // Lines read in place from the bytes; blank lines are skipped but counted.
+        let bytes = Array(contexts.utf8)
+        var start = 0, number = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+            number += 1
+            if !bytes[start..<end].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
+                do { docs.append(try RenderContextDocument(jsonBuffer: bytes, range: start..<end)) } catch {
+                    throw PayloadError.invalidContext("contexts line \(number): \(error)")
+                }
             }
+            start = end + 1
         }
         self.contexts = docs
     }

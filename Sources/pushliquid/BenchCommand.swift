@@ -35,7 +35,10 @@ extension PushLiquidCommand {
             let bench: FieldRenderBenchmark
             do {
                 bench = try FieldRenderBenchmark(templateSet: try readText(templates), contexts: try readText(contexts), braze: dialect == .braze)
-            } catch let e as ToolError { throw e } catch {
+            } catch let e as ToolError { throw e } catch let e as PayloadError {
+                // "error: contexts line N: ..." names the file it is about.
+                throw ToolError(message: "\(e)".replacingOccurrences(of: "error: contexts ", with: "error: \(contexts): "))
+            } catch {
                 throw ToolError(message: "error: \(error)")
             }
             if let rounds = parseRounds {

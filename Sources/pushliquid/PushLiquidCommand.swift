@@ -35,7 +35,9 @@ struct PushLiquidCommand: ParsableCommand {
                 printError(fullMessage(for: error))
                 Foundation.exit(2)
             }
-            printError("error: \(error)")
+            // Errors that describe themselves as errors (with their file and position) print as they are.
+            let text = "\(error)"
+            printError(text.hasPrefix("error: ") || text.contains(": error: ") ? text : "error: " + text)
             Foundation.exit(1)
         }
     }

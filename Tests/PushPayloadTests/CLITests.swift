@@ -88,6 +88,26 @@ import Testing
         #expect(r.stderr.contains("field renders/s"))
     }
 
+    @Test func benchPrintsTheFigureAndNamesABadContextLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let templates = dir.appendingPathComponent("w1.json")
+        try #"{"title": "{{${first_name}}}", "body": "b", "key_value_pairs": {"k": "{{custom_attribute.${n} | plus: 1}}"}}"#
+            .write(to: templates, atomically: true, encoding: .utf8)
+        let good = dir.appendingPathComponent("good.ndjson")
+        try "{\"profile\": {\"first_name\": \"a\"}}\n\n{\"profile\": {\"custom_attributes\": {\"n\": 2}}}\n".write(to: good, atomically: true, encoding: .utf8)
+        let r = try runPushliquid(["bench", "--templates", templates.path, "--contexts", good.path, "--warmup", "0"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.split(separator: "\n").last?.hasPrefix("render_seconds=") == true)
+        #expect(r.stdout.hasSuffix("renders=6\n"))
+        let bad = dir.appendingPathComponent("bad.ndjson")
+        try "{}\n\n{bad\n".write(to: bad, atomically: true, encoding: .utf8)
+        let e = try runPushliquid(["bench", "--templates", templates.path, "--contexts", bad.path])
+        #expect(e.status == 1)
+        #expect(e.stderr == "error: \(bad.path): line 3: invalid render context document: 1:2: expected a string key\n")
+    }
+
     @Test func checkListsAttributesAndFlagsProblems() throws {
         let r = try runPushliquid(["check"])
         #expect(r.status == 0, "\(r.stdout)")
