@@ -97,6 +97,11 @@ public struct LiquidObject: @unchecked Sendable, Hashable, Sequence {
         }
     }
 
+    /// Moves the entries into storage of their exact size, allocated now.
+    mutating func compact() {
+        if entries.capacity > entries.count { entries = ContiguousArray(entries[...]) }
+    }
+
     /// Adds an entry for a key not in the object yet.
     private mutating func append(_ key: PropertyKey, _ value: LiquidValue) {
         entries.append(Entry(fingerprint: key.fingerprint, key: key.name, value: value))

@@ -93,7 +93,7 @@ public struct JSONValueParser {
                 skipSpace()
                 guard i < end else { throw error("unexpected end of JSON in an object") }
                 if buf[i] == UInt8(ascii: ",") { i += 1; continue }
-                if buf[i] == UInt8(ascii: "}") { i += 1; return .object(object) }
+                if buf[i] == UInt8(ascii: "}") { i += 1; object.compact(); return .object(object) }
                 throw error("expected ',' or '}'")
             }
         case UInt8(ascii: "["):
