@@ -99,4 +99,23 @@ import Testing
         #expect(json.text == value.jsonString)
         #expect(json.text.hasPrefix(#"{"aps":{"alert":{"title":"Hi \"Ana\"\n","#))
     }
+
+    /// Rewinding forgets what was written since the mark, commas and nesting included; lines
+    /// of NDJSON and raw bytes; an emptied writer starts over.
+    @Test func marksLinesAndRawBytes() {
+        var json = JSONTextWriter()
+        json.beginObject()
+        json.key("a"); json.value(.int(1))
+        let mark = json.mark
+        json.key("b"); json.beginObject(); json.key("c"); json.beginObject()  // abandoned halfway
+        json.rewind(to: mark)
+        json.key("d"); json.raw(bytes: Array(#"{"e":[1]}"#.utf8))
+        json.endObject()
+        json.endLine()
+        json.beginObject(); json.key("n"); json.null(); json.endObject()
+        #expect(json.text == "{\"a\":1,\"d\":{\"e\":[1]}}\n{\"n\":null}")
+        json.removeAll()
+        json.beginObject(); json.endObject()
+        #expect(json.text == "{}")
+    }
 }
