@@ -1,5 +1,8 @@
 /// Turns template source into a ``Body`` of nodes. Tags receive it to parse their bodies
-/// and markup.
+/// and markup, during ``LiquidEnvironment/parse(_:name:)``.
+///
+/// Each thread reuses one parser from parse to parse; a parser something still holds after its
+/// parse is left alone (and keeps describing that template), so holding one is safe, if wasteful.
 public final class LiquidParser {
     /// The environment whose tags and filters are used.
     public private(set) var environment: LiquidEnvironment
