@@ -179,13 +179,13 @@ public struct BatchRenderer: Sendable {
         defer { readBuffer.deallocate() }
 
         func output(_ job: Job) throws {
-            for w in 0..<job.results.count where !job.results[w].bytes.isEmpty || job.results[w].summary.lines > 0 {
+            for w in 0..<job.results.count where !job.results[w].bytes.isEmpty {
                 try job.results[w].bytes.withUnsafeBytes { try write($0) }
                 summary.rendered += job.results[w].summary.rendered
                 summary.aborted += job.results[w].summary.aborted
                 summary.failed += job.results[w].summary.failed
             }
-            // Its input buffer is read into next (memory already mapped: no page faults).
+            // Its input buffer takes the next input (memory already mapped: no page faults).
             if spareInput.capacity < job.buffer.capacity { swap(&spareInput, &job.buffer) }
             progress(summary)
         }
@@ -220,7 +220,7 @@ public struct BatchRenderer: Sendable {
                     if lineStart == pending.count { break }  // nothing after the last newline
                 }
                 number += 1
-                if !pending[lineStart..<lineEnd].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
+                if !isBlankLine(pending[lineStart..<lineEnd]) {
                     starts.append(lineStart)
                     ends.append(lineEnd)
                     numbers.append(number)
@@ -283,4 +283,10 @@ public struct BatchRenderer: Sendable {
             write: { write(String(decoding: $0, as: UTF8.self)) },
             progress: progress)
     }
+}
+
+/// `true` for a line of NDJSON input that holds no document: empty, or only spaces, tabs and a
+/// carriage return. Such lines are skipped (and still counted for line numbers).
+func isBlankLine(_ line: ArraySlice<UInt8>) -> Bool {
+    line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
 }

@@ -230,6 +230,13 @@ public struct CompiledCampaign: Sendable {
         func nonEmpty(_ index: Int?) -> String? {
             text(index).flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
         }
+        /// The key-value pairs, as members of the object being written.
+        func writeKeyValues(_ json: inout JSONTextWriter) throws {
+            for kv in plan.keyValues {
+                json.key(kv.key)
+                json.value(try keyValue(texts[kv.index], field: kv.name))
+            }
+        }
         switch platform {
         case .ios:
             let o = campaign.ios
@@ -272,18 +279,12 @@ public struct CompiledCampaign: Sendable {
             }
             json.endObject()
             if let link = nonEmpty(plan.iosDeepLink) { json.key("ab_uri"); json.string(link) }
-            for kv in plan.keyValues {
-                json.key(kv.key)
-                json.value(try keyValue(texts[kv.index], field: kv.name))
-            }
+            try writeKeyValues(&json)
             json.endObject()
         case .android:
             var extra = JSONTextWriter()
             extra.beginObject()
-            for kv in plan.keyValues {
-                extra.key(kv.key)
-                extra.value(try keyValue(texts[kv.index], field: kv.name))
-            }
+            try writeKeyValues(&extra)
             extra.endObject()
             let o = campaign.android
             json.beginObject()

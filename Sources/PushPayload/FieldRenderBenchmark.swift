@@ -16,8 +16,9 @@ public struct FieldRenderBenchmark {
     /// The decoded contexts (render context documents).
     public let contexts: [RenderContextDocument]
 
-    /// Compiles `templateSet` (JSON) and decodes `contexts` (NDJSON). `braze` selects the dialect.
-    public init(templateSet: String, contexts: String, braze: Bool) throws {
+    /// Compiles `templateSet` (JSON) and decodes `contexts` (NDJSON). `braze` selects the dialect;
+    /// `contextsName` (a file name) starts the message of a bad context line.
+    public init(templateSet: String, contexts: String, contextsName: String = "contexts", braze: Bool) throws {
         guard case .object(let spec) = try JSONValueParser.parse(templateSet) else {
             throw PayloadError.invalidContext("a template set is a JSON object with title, body and key_value_pairs")
         }
@@ -37,9 +38,9 @@ public struct FieldRenderBenchmark {
         while start < bytes.count {
             let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
             number += 1
-            if !bytes[start..<end].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
+            if !isBlankLine(bytes[start..<end]) {
                 do { docs.append(try RenderContextDocument(jsonBuffer: bytes, range: start..<end)) } catch {
-                    throw PayloadError.invalidContext("contexts line \(number): \(error)")
+                    throw PayloadError.invalidContext("\(contextsName): line \(number): \(error)")
                 }
             }
             start = end + 1

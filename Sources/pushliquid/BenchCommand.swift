@@ -34,10 +34,10 @@ extension PushLiquidCommand {
         func run() throws {
             let bench: FieldRenderBenchmark
             do {
-                bench = try FieldRenderBenchmark(templateSet: try readText(templates), contexts: try readText(contexts), braze: dialect == .braze)
+                bench = try FieldRenderBenchmark(templateSet: try readText(templates), contexts: try readText(contexts),
+                                                 contextsName: contexts, braze: dialect == .braze)
             } catch let e as ToolError { throw e } catch let e as PayloadError {
-                // "error: contexts line N: ..." names the file it is about.
-                throw ToolError(message: "\(e)".replacingOccurrences(of: "error: contexts ", with: "error: \(contexts): "))
+                throw ToolError(message: e.description)  // "error: FILE: line N: ..."
             } catch {
                 throw ToolError(message: "error: \(error)")
             }

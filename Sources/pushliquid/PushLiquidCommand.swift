@@ -35,9 +35,7 @@ struct PushLiquidCommand: ParsableCommand {
                 printError(fullMessage(for: error))
                 Foundation.exit(2)
             }
-            // Errors that describe themselves as errors (with their file and position) print as they are.
-            let text = "\(error)"
-            printError(text.hasPrefix("error: ") || text.contains(": error: ") ? text : "error: " + text)
+            printError("error: \(error)")
             Foundation.exit(1)
         }
     }

@@ -1,6 +1,6 @@
 /// Reads expressions, filters and conditions from a tag's or output's markup tokens.
 ///
-/// Tags use it through ``LiquidParser/markup(_:offset:)``: a tag's markup is parsed by
+/// Tags use it through ``LiquidParser/parseMarkup(_:offset:_:)``: a tag's markup is parsed by
 /// reading expressions and keywords off the stream and calling ``expectEnd()``.
 public struct MarkupStream {
     /// The markup's bytes (a copy: markup may come from anywhere, not only the template source).
@@ -15,7 +15,6 @@ public struct MarkupStream {
     /// UTF-8 offset of the markup in the template source.
     let markupOffset: Int
 
-    /// A stream over `markup`; `bytes` and `tokens` are buffers to reuse (emptied here).
     /// A stream with no markup yet (``lex(_:)`` reads it); `bytes` and `tokens` are buffers to reuse.
     init(offset: Int, environment: LiquidEnvironment, lax: Bool, bytes: consuming [UInt8] = [], tokens: consuming [MarkupToken] = []) {
         self.markupOffset = offset
@@ -23,12 +22,6 @@ public struct MarkupStream {
         self.lax = lax
         self.bytes = bytes
         self.tokens = tokens
-    }
-
-    /// A stream over `markup`.
-    init<Markup: Collection<UInt8>>(markup: Markup, offset: Int, environment: LiquidEnvironment, lax: Bool) throws {
-        self.init(offset: offset, environment: environment, lax: lax)
-        try lex(markup)
     }
 
     /// Reads `markup` into tokens (replacing what the buffers held).
@@ -351,17 +344,21 @@ public struct MarkupStream {
 
     /// Reads an output's markup (an expression and filters) into the node that renders it.
     mutating func outputNode() throws -> any LiquidNode {
-        let expr = try expression()
-        if lax { while !atFilterBoundary(nested: false) { advance() } }
-        let filters = try filters(nested: false)
+        let (expr, filters) = try expressionAndFilters(nested: false)
         if filters.isEmpty { return PlainOutputNode(expression: expr) }
         return OutputNode(expression: FilteredExpression(expression: expr, filters: filters))
     }
 
     mutating func filteredExpression(nested: Bool) throws -> FilteredExpression {
+        let (expr, filters) = try expressionAndFilters(nested: nested)
+        return FilteredExpression(expression: expr, filters: filters)
+    }
+
+    /// An expression and the filters after it (in lax mode, junk between them skipped).
+    private mutating func expressionAndFilters(nested: Bool) throws -> (LiquidExpression, [FilterCall]) {
         let expr = try expression()
         if lax { while !atFilterBoundary(nested: nested) { advance() } }
-        return FilteredExpression(expression: expr, filters: try filters(nested: nested))
+        return (expr, try filters(nested: nested))
     }
 
     /// Reads a condition: comparisons joined by `and`/`or`, grouped from the right.
