@@ -28,10 +28,15 @@ let package = Package(
             // owns its context on one thread, and the checks cost ~8% of a field render.
             swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
+        // libcurl loaded at run time (dlopen), for the few commands that go online: nothing to
+        // build against, and nothing loaded by the commands that do not.
+        .target(name: "CLibcurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // HTTP requests (Connected Content, the analytics sender) over CLibcurl.
+        .target(name: "LibcurlHTTP", dependencies: ["CLibcurl"], swiftSettings: swiftSettings),
         // The Braze dialect: profiles, `${...}` attributes, Braze filters and tags.
         .target(
             name: "Personalization",
-            dependencies: ["Liquid", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Liquid", "LibcurlHTTP", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // PCRE2 (libpcre2-8, Debian `libpcre2-dev`) for the content-view input validation.
@@ -49,7 +54,7 @@ let package = Package(
         // Content-extension models and the durable analytics queue; the only user of PCRE2.
         .target(
             name: "ContentViews",
-            dependencies: ["Liquid", "CPCRE2"],
+            dependencies: ["Liquid", "CPCRE2", "LibcurlHTTP"],
             swiftSettings: swiftSettings
         ),
         // Test helper: writes analytics entries and can stop itself at a crash point.
@@ -84,7 +89,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PersonalizationTests",
-            dependencies: ["Personalization", "Liquid", "LiquidTestSupport", "pushliquid"],
+            dependencies: ["Personalization", "Liquid", "LibcurlHTTP", "LiquidTestSupport", "pushliquid"],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),

@@ -47,7 +47,7 @@ struct RecipientOptions: ParsableArguments {
         let templatesURL = URL(fileURLWithPath: templates)
         let connected: ConnectedContentConfiguration?
         if online {
-            connected = ConnectedContentConfiguration(client: URLSessionConnectedContentClient())
+            connected = ConnectedContentConfiguration(client: HTTPConnectedContentClient())
         } else {
             do { connected = try Workspace.offlineConnectedContent(templates: templatesURL) } catch {
                 throw ToolError(message: "\(templates)/connected_content.json: \(error)")

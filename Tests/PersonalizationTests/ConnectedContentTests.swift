@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized) struct ConnectedContentTests {
     func dialect(_ cache: ConnectedContentCache = ConnectedContentCache(), credentials: [String: BasicAuthCredential] = [:], timeout: TimeInterval = 2) -> BrazeDialect {
         BrazeDialect(connectedContent: ConnectedContentConfiguration(
-            client: URLSessionConnectedContentClient(allowAnyPort: true), credentials: credentials,
+            client: HTTPConnectedContentClient(allowAnyPort: true), credentials: credentials,
             cache: cache, retryDelay: 0.01, timeout: timeout))
     }
 
@@ -126,7 +126,7 @@ import Testing
     }
 
     @Test func portsOtherThan80And443AreRefusedByDefault() throws {
-        let client = URLSessionConnectedContentClient()
+        let client = HTTPConnectedContentClient()
         #expect(throws: ConnectedContentFailure.urlNotAllowed("http://127.0.0.1:9/x")) {
             try client.send(ConnectedContentRequest(url: "http://127.0.0.1:9/x"), timeout: 1)
         }

@@ -1,8 +1,6 @@
 import Foundation
 import Liquid
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import LibcurlHTTP
 
 /// Builds Braze `/users/track` request bodies.
 public enum TrackRequest {
@@ -55,13 +53,13 @@ public protocol AnalyticsTransport: Sendable {
     func post(_ body: Data) throws -> (status: Int, body: String)
 }
 
-/// Posts JSON to a `/users/track` endpoint with a bearer API key, over `URLSession`.
-public final class HTTPAnalyticsTransport: AnalyticsTransport, @unchecked Sendable {
+/// Posts JSON to a `/users/track` endpoint with a bearer API key (over libcurl, loaded on
+/// the first post).
+public struct HTTPAnalyticsTransport: AnalyticsTransport {
     /// The endpoint, `https://rest.iad-01.braze.com/users/track`.
     public let endpoint: URL
     let apiKey: String
     let timeout: TimeInterval
-    let session = URLSession(configuration: .ephemeral)
 
     /// A transport to `endpoint`.
     public init(endpoint: URL, apiKey: String, timeout: TimeInterval = 10) {
@@ -71,21 +69,15 @@ public final class HTTPAnalyticsTransport: AnalyticsTransport, @unchecked Sendab
     }
 
     public func post(_ body: Data) throws -> (status: Int, body: String) {
-        var request = URLRequest(url: endpoint, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
-        request.httpBody = body
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var result: Result<(Int, String), AnalyticsError> = .failure(.transport("no answer"))
-        session.dataTask(with: request) { data, response, error in
-            defer { done.signal() }
-            if let error { result = .failure(.transport("\(error.localizedDescription)")); return }
-            guard let http = response as? HTTPURLResponse else { result = .failure(.transport("not an HTTP response")); return }
-            result = .success((http.statusCode, String(decoding: data ?? Data(), as: UTF8.self)))
-        }.resume()
-        if done.wait(timeout: .now() + timeout + 1) == .timedOut { throw AnalyticsError.transport("timed out") }
-        return try result.get()
+        let request = HTTPClient.Request(url: endpoint.absoluteString, method: "POST",
+                                         headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(apiKey)")],
+                                         body: body)
+        do {
+            let response = try HTTPClient.send(request, timeout: timeout)
+            return (response.status, String(decoding: response.body, as: UTF8.self))
+        } catch {
+            throw AnalyticsError.transport(error.description)
+        }
     }
 }
 

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import LibcurlHTTP
 
 /// One HTTP request of a `{% connected_content %}` tag.
 public struct ConnectedContentRequest: Sendable, Hashable {
@@ -41,15 +39,24 @@ public struct ConnectedContentResponse: Sendable, Equatable {
 }
 
 /// Why a request gave no response.
-public enum ConnectedContentFailure: Error, Sendable, Equatable {
+public enum ConnectedContentFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// No answer within the time limit.
     case timeout
-    /// The body was larger than the limit.
+    /// The body was larger than the limit (the limit, in bytes).
     case bodyTooLarge(Int)
     /// A URL that is not http(s), or a port other than 80 and 443 (unless allowed).
     case urlNotAllowed(String)
     /// Any other transport failure.
     case transport(String)
+
+    public var description: String {
+        switch self {
+        case .timeout: return "timed out"
+        case .bodyTooLarge(let limit): return "body larger than \(limit) bytes"
+        case .urlNotAllowed(let url): return "URL not allowed: \(url) (http or https, ports 80 and 443)"
+        case .transport(let message): return message
+        }
+    }
 }
 
 /// Braze's limits for Connected Content.
@@ -66,20 +73,15 @@ public protocol ConnectedContentClient: Sendable {
     func send(_ request: ConnectedContentRequest, timeout: TimeInterval) throws -> ConnectedContentResponse
 }
 
-/// A real HTTP client over `URLSession`: no redirects followed, bodies capped at 1 MB, and
-/// (as Braze does) only ports 80 and 443 unless `allowAnyPort` is set (tests on loopback).
-public final class URLSessionConnectedContentClient: NSObject, ConnectedContentClient, URLSessionTaskDelegate, @unchecked Sendable {
+/// A real HTTP client (libcurl, loaded on the first request): no redirects followed, bodies
+/// capped at 1 MB, and (as Braze does) only ports 80 and 443 unless `allowAnyPort` is set
+/// (tests on loopback).
+public struct HTTPConnectedContentClient: ConnectedContentClient {
     private let allowAnyPort: Bool
-    private var session: URLSession!
 
     /// A client; `allowAnyPort` lifts the 80/443 rule.
     public init(allowAnyPort: Bool = false) {
         self.allowAnyPort = allowAnyPort
-        super.init()
-        let config = URLSessionConfiguration.ephemeral
-        config.requestCachePolicy = .reloadIgnoringLocalCacheData
-        config.httpShouldSetCookies = false
-        session = URLSession(configuration: config, delegate: self, delegateQueue: nil)
     }
 
     public func send(_ request: ConnectedContentRequest, timeout: TimeInterval) throws -> ConnectedContentResponse {
@@ -88,37 +90,19 @@ public final class URLSessionConnectedContentClient: NSObject, ConnectedContentC
         }
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         if !allowAnyPort && port != 80 && port != 443 { throw ConnectedContentFailure.urlNotAllowed(request.url) }
-        var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-        urlRequest.httpMethod = request.method
-        for (k, v) in request.headers { urlRequest.setValue(v, forHTTPHeaderField: k) }
-        urlRequest.httpBody = request.body
-
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var result: Result<ConnectedContentResponse, ConnectedContentFailure> = .failure(.timeout)
-        let task = session.dataTask(with: urlRequest) { data, response, error in
-            defer { done.signal() }
-            if let error = error as? URLError {
-                result = .failure(error.code == .timedOut ? .timeout : .transport(error.localizedDescription))
-                return
+        let http = HTTPClient.Request(url: request.url, method: request.method,
+                                      headers: request.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                                      body: request.body)
+        do {
+            let response = try HTTPClient.send(http, timeout: timeout, maxBodyBytes: ConnectedContentLimits.maxBodyBytes)
+            return ConnectedContentResponse(status: response.status, body: response.body, contentType: response.contentType)
+        } catch {
+            switch error {
+            case .timeout: throw ConnectedContentFailure.timeout
+            case .bodyTooLarge(let limit): throw ConnectedContentFailure.bodyTooLarge(limit)
+            default: throw ConnectedContentFailure.transport(error.description)
             }
-            if let error { result = .failure(.transport("\(error)")); return }
-            guard let http = response as? HTTPURLResponse else { result = .failure(.transport("not an HTTP response")); return }
-            let body = data ?? Data()
-            if body.count > ConnectedContentLimits.maxBodyBytes { result = .failure(.bodyTooLarge(body.count)); return }
-            result = .success(ConnectedContentResponse(status: http.statusCode, body: body, contentType: http.value(forHTTPHeaderField: "Content-Type")))
         }
-        task.resume()
-        if done.wait(timeout: .now() + timeout + 0.5) == .timedOut {
-            task.cancel()
-            throw ConnectedContentFailure.timeout
-        }
-        return try result.get()
-    }
-
-    /// Connected Content does not follow redirects: the 3xx response is the answer.
-    public func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                           newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
-        completionHandler(nil)
     }
 }
 

@@ -3,7 +3,7 @@ import Liquid
 
 /// How `{% connected_content %}` reaches the network.
 public struct ConnectedContentConfiguration: Sendable {
-    /// The HTTP client (``URLSessionConnectedContentClient``, or fixtures for offline previews).
+    /// The HTTP client (``HTTPConnectedContentClient``, or fixtures for offline previews).
     public var client: any ConnectedContentClient
     /// `:basic_auth NAME` credentials: name to (user, password).
     public var credentials: [String: BasicAuthCredential]
