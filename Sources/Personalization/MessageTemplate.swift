@@ -59,28 +59,74 @@ public struct MessageTemplate: Sendable {
         }
     }
 
-    /// Renders every field against `document`, each in its own render. A failing field
-    /// throws ``FieldError``.
-    public func render(_ document: RenderContextDocument, options: RenderOptions? = nil) throws -> Result {
+    /// Every field's text of one rendered message, one after another in one UTF-8 buffer: a
+    /// message rendered this way makes no `String`, and the buffer is reused from message to
+    /// message (``MessageTemplate/render(_:options:into:)`` empties it first).
+    public struct RenderedTexts: Sendable {
+        /// The texts' UTF-8 bytes, back to back.
+        public private(set) var bytes: [UInt8] = []
+        /// Where each text ends in ``bytes``.
+        private var ends: [Int] = []
+
+        /// An empty buffer.
+        public init() {}
+
+        /// The number of texts.
+        public var count: Int { ends.count }
+
+        /// The range of text `i` in ``bytes``.
+        public func range(_ i: Int) -> Range<Int> { (i == 0 ? 0 : ends[i - 1])..<ends[i] }
+
+        /// Text `i` as a string.
+        public func text(_ i: Int) -> String { String(decoding: bytes[range(i)], as: UTF8.self) }
+
+        /// Calls `body` with the UTF-8 bytes of text `i`.
+        public func withUTF8<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+            let r = range(i)
+            return try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[r])) }
+        }
+
+        mutating func removeAll() {
+            bytes.removeAll(keepingCapacity: true)
+            ends.removeAll(keepingCapacity: true)
+        }
+
+        mutating func render(_ template: LiquidTemplate, in session: RenderSession) throws {
+            try session.render(template, appendingTo: &bytes)
+            ends.append(bytes.count)
+        }
+    }
+
+    /// Renders every field against `document` into `texts` (emptied first), each in its own
+    /// render. Returns `nil` when every field rendered, or the field that aborted the message
+    /// and why (`texts` then holds the fields before it). A failing field throws ``FieldError``.
+    public func render(_ document: RenderContextDocument, options: RenderOptions? = nil,
+                       into texts: inout RenderedTexts) throws -> (field: String, reason: String?)? {
+        texts.removeAll()
         let options = options ?? document.renderOptions()
         return try LiquidTemplate.withSession(document.value, options: options) { session in
-            var out: [RenderedField] = []
-            out.reserveCapacity(fields.count)
             var i = 0
             while i < fields.count {
-                let result: MessageRenderResult
                 do {
-                    result = try session.renderMessage(fields[i].template)
+                    try texts.render(fields[i].template, in: session)
+                } catch let abort as MessageAborted {
+                    return (fields[i].name, abort.reason)
                 } catch let error as LiquidError {
                     throw FieldError(field: fields[i].name, error: error)
                 }
-                switch result {
-                case .rendered(let text): out.append(RenderedField(name: fields[i].name, text: text))
-                case .aborted(let reason): return .aborted(field: fields[i].name, reason: reason)
-                }
                 i += 1
             }
-            return .rendered(out)
+            return nil
         }
+    }
+
+    /// Renders every field against `document`, each in its own render. A failing field
+    /// throws ``FieldError``.
+    public func render(_ document: RenderContextDocument, options: RenderOptions? = nil) throws -> Result {
+        var texts = RenderedTexts()
+        if let (field, reason) = try render(document, options: options, into: &texts) {
+            return .aborted(field: field, reason: reason)
+        }
+        return .rendered(fields.indices.map { RenderedField(name: fields[$0].name, text: texts.text($0)) })
     }
 }

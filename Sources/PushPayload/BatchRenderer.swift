@@ -49,7 +49,7 @@ public struct BatchRenderer: Sendable {
     /// Renders one NDJSON line (1-based `number`) into its result line.
     public func renderLine(_ line: Substring, number: Int) -> (text: String, status: String) {
         var out = JSONTextWriter(capacity: 1024)
-        var scratch = JSONTextWriter(capacity: 1024)
+        var scratch = Scratch()
         let bytes = Array(line.utf8)
         let status = renderLine(bytes, 0..<bytes.count, number: number, with: campaign, into: &out, scratch: &scratch)
         return (out.text, status.rawValue)
@@ -60,10 +60,17 @@ public struct BatchRenderer: Sendable {
         case rendered, aborted, failed
     }
 
+    /// What a worker reuses from line to line: a writer to build the payload in, and the
+    /// buffer the fields' texts are rendered into.
+    struct Scratch {
+        var payload = JSONTextWriter(capacity: 1024)
+        var texts = MessageTemplate.RenderedTexts()
+    }
+
     /// Renders the NDJSON line `buffer[range]` (1-based `number`) and writes its result line
-    /// (no newline) into `out`; `scratch` is a writer to build the payload in.
+    /// (no newline) into `out`.
     func renderLine(_ buffer: [UInt8], _ range: Range<Int>, number: Int, with campaign: CompiledCampaign,
-                    into out: inout JSONTextWriter, scratch: inout JSONTextWriter) -> Status {
+                    into out: inout JSONTextWriter, scratch: inout Scratch) -> Status {
         // {"line":N,"external_id":...,"status":...,then "payload", "reason" or "error"}
         out.beginObject()
         out.key("line")
@@ -80,14 +87,14 @@ public struct BatchRenderer: Sendable {
             return .failed
         }
         if let id = document.externalID { out.string(id) } else { out.null() }
-        scratch.removeAll()
+        scratch.payload.removeAll()
         let status: Status
-        switch campaign.renderPayload(document, platform: platform, into: &scratch) {
+        switch campaign.renderPayload(document, platform: platform, into: &scratch.payload, texts: &scratch.texts) {
         case nil:
             status = .rendered
             out.key("status"); out.string(status.rawValue)
             // The payload is already JSON text: copied in, not serialized again.
-            out.key("payload"); out.raw(bytes: scratch.bytes)
+            out.key("payload"); out.raw(bytes: scratch.payload.bytes)
         case .aborted(let reason, _)?:
             status = .aborted
             out.key("status"); out.string(status.rawValue)
@@ -142,7 +149,7 @@ public struct BatchRenderer: Sendable {
                 let copy = renderer.workers[w]
                 let lines = (w * per)..<min(job.count, (w + 1) * per)
                 var out = JSONTextWriter(capacity: lines.count * 512)
-                var scratch = JSONTextWriter(capacity: 1024)
+                var scratch = Scratch()
                 var summary = Summary()
                 for k in lines {
                     switch renderer.renderLine(job.buffer, job.starts[k]..<job.ends[k], number: job.numbers[k], with: copy, into: &out, scratch: &scratch) {

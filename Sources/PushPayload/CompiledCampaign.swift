@@ -133,15 +133,12 @@ public struct CompiledCampaign: Sendable {
 
     /// Renders the payload for one recipient. Every field is its own render.
     public func render(_ document: RenderContextDocument, platform: Platform) -> PayloadResult {
-        let texts: [String]
-        switch renderTexts(document, platform: platform) {
-        case .ended(let result): return result
-        case .rendered(let t): texts = t
-        }
+        var texts = MessageTemplate.RenderedTexts()
+        if let ended = renderTexts(document, platform: platform, into: &texts) { return ended }
         var json = JSONTextWriter(capacity: 512)
         if let problem = writePayload(texts, platform: platform, into: &json) { return problem }
         let messageFields = platform == .ios ? ios.fields : android.fields
-        let fields = zip(texts, messageFields).map { RenderedCampaignField(name: $1.name, key: $1.key, text: $0) }
+        let fields = messageFields.indices.map { RenderedCampaignField(name: messageFields[$0].name, key: messageFields[$0].key, text: texts.text($0)) }
         return .rendered(PushPayload(platform: platform, serialized: json.text, fields: fields))
     }
 
@@ -149,32 +146,31 @@ public struct CompiledCampaign: Sendable {
     /// ``render(_:platform:)`` would give). Returns `nil` when it rendered, and the result
     /// (aborted or failed, `json` left as it was) otherwise.
     public func renderPayload(_ document: RenderContextDocument, platform: Platform, into json: inout JSONTextWriter) -> PayloadResult? {
-        switch renderTexts(document, platform: platform) {
-        case .ended(let result): return result
-        case .rendered(let texts): return writePayload(texts, platform: platform, into: &json)
-        }
+        var texts = MessageTemplate.RenderedTexts()
+        return renderPayload(document, platform: platform, into: &json, texts: &texts)
     }
 
-    /// What rendering a message's fields gives: every field's text in order, or the result
-    /// that ends the message there.
-    private enum Texts {
-        case rendered([String])
-        case ended(PayloadResult)
+    /// ``renderPayload(_:platform:into:)`` with the fields' texts rendered into `texts`, a
+    /// buffer the caller keeps from one recipient to the next (no allocation once it is grown).
+    func renderPayload(_ document: RenderContextDocument, platform: Platform, into json: inout JSONTextWriter,
+                       texts: inout MessageTemplate.RenderedTexts) -> PayloadResult? {
+        if let ended = renderTexts(document, platform: platform, into: &texts) { return ended }
+        return writePayload(texts, platform: platform, into: &json)
     }
 
-    private func renderTexts(_ document: RenderContextDocument, platform: Platform) -> Texts {
+    private static let campaignKey = PropertyKey("campaign")
+
+    /// Renders the platform's fields into `texts`; `nil` when they all rendered, or the
+    /// result that ends the message there (an abort, a failure).
+    private func renderTexts(_ document: RenderContextDocument, platform: Platform, into texts: inout MessageTemplate.RenderedTexts) -> PayloadResult? {
         var doc = document
-        if case .object(let o) = doc.value, o["campaign"] == nil, !campaign.campaignInfo.isEmpty {
+        if !campaign.campaignInfo.isEmpty, case .object(let o) = doc.value, o[Self.campaignKey] == nil {
             doc.set("campaign", .object(campaign.campaignInfo))
         }
-        let message = platform == .ios ? ios.message : android.message
         do {
-            switch try message.render(doc) {
-            case .aborted(let field, let reason):
-                return .ended(.aborted(reason: reason, field: field))
-            case .rendered(let rendered):
-                return .rendered(rendered.map(\.text))
-            }
+            let aborted = platform == .ios ? try ios.message.render(doc, into: &texts) : try android.message.render(doc, into: &texts)
+            if let (field, reason) = aborted { return .aborted(reason: reason, field: field) }
+            return nil
         } catch let failure as MessageTemplate.FieldError {
             let error = failure.error
             let field = fields.first { $0.field.name == failure.field }!.field
@@ -182,16 +178,16 @@ public struct CompiledCampaign: Sendable {
             let location = error.templateName == field.name ? error.location.map { field.fileLocation(of: $0, fileText: fileText) } : nil
             var message = error.message
             if !error.trace.isEmpty { message += " (in \(error.trace.joined(separator: " > ")))" }
-            return .ended(.failed(.liquid(field: field.name, file: campaign.file, location: location, message: message)))
+            return .failed(.liquid(field: field.name, file: campaign.file, location: location, message: message))
         } catch {
-            return .ended(.failed(.liquid(field: "", file: campaign.file, location: nil, message: "\(error)")))
+            return .failed(.liquid(field: "", file: campaign.file, location: nil, message: "\(error)"))
         }
     }
 
     /// Writes the payload of rendered `texts` into `json`; a problem (a bad badge, a bad
     /// `$json:` value, a payload over the platform's limit) is returned instead, with `json`
     /// left as it was.
-    private func writePayload(_ texts: [String], platform: Platform, into json: inout JSONTextWriter) -> PayloadResult? {
+    private func writePayload(_ texts: MessageTemplate.RenderedTexts, platform: Platform, into json: inout JSONTextWriter) -> PayloadResult? {
         let mark = json.mark
         let start = json.bytes.count
         do {
@@ -207,34 +203,47 @@ public struct CompiledCampaign: Sendable {
         if bytes > platform.sizeLimit {
             json.rewind(to: mark)
             let messageFields = platform == .ios ? ios.fields : android.fields
-            let largest = zip(texts, messageFields).sorted { $0.0.utf8.count > $1.0.utf8.count }.prefix(3)
-                .map { "\($1.name) (\($0.utf8.count) bytes)" }
+            let largest = messageFields.indices.map { (messageFields[$0].name, texts.range($0).count) }
+                .sorted { $0.1 > $1.1 }.prefix(3)
+                .map { "\($0.0) (\($0.1) bytes)" }
             return .failed(.payloadTooLarge(bytes: bytes, limit: platform.sizeLimit, largestFields: largest))
         }
         return nil
     }
 
-    /// A key-value pair's value: `$json:` text parsed, any other text as a string.
-    func keyValue(_ text: String, field name: String) throws -> LiquidValue {
-        guard text.hasPrefix("$json:") else { return .string(text) }
-        do { return try JSONValueParser.parse(String(text.dropFirst(6))) } catch let e as JSONValueParser.SyntaxError {
+    /// Writes a key-value pair's value: `$json:` text parsed and written as JSON, any other
+    /// text as a string.
+    func writeKeyValue(_ texts: MessageTemplate.RenderedTexts, _ index: Int, field name: String, into json: inout JSONTextWriter) throws {
+        let prefix = Array("$json:".utf8)
+        let isJSON = texts.withUTF8(index) { $0.starts(with: prefix) }
+        guard isJSON else {
+            texts.withUTF8(index) { json.string(utf8: $0) }
+            return
+        }
+        let range = texts.range(index)
+        var parser = JSONValueParser(buffer: texts.bytes, range: (range.lowerBound + prefix.count)..<range.upperBound)
+        do { json.value(try parser.parse()) } catch let e as JSONValueParser.SyntaxError {
             throw PayloadError.invalidJSONValue(field: name, message: "\(e.line):\(e.column): \(e.message)")
         }
     }
 
     /// The payload, written straight as JSON text (no intermediate object): the same text
     /// `PushPayload(platform:json:fields:)` gives for the object of these keys in this order.
-    func build(platform: Platform, texts: [String], into json: inout JSONTextWriter) throws {
+    func build(platform: Platform, texts: MessageTemplate.RenderedTexts, into json: inout JSONTextWriter) throws {
         let plan = platform == .ios ? ios.plan : android.plan
-        func text(_ index: Int?) -> String? { index.map { texts[$0] } }
+        func text(_ index: Int?) -> String? { index.map { texts.text($0) } }
         func nonEmpty(_ index: Int?) -> String? {
             text(index).flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
+        }
+        /// Writes text `index` (or "" when the field is missing) as a JSON string.
+        func string(_ index: Int?, _ json: inout JSONTextWriter) {
+            if let index { texts.withUTF8(index) { json.string(utf8: $0) } } else { json.string("") }
         }
         /// The key-value pairs, as members of the object being written.
         func writeKeyValues(_ json: inout JSONTextWriter) throws {
             for kv in plan.keyValues {
                 json.key(kv.key)
-                json.value(try keyValue(texts[kv.index], field: kv.name))
+                try writeKeyValue(texts, kv.index, field: kv.name, into: &json)
             }
         }
         switch platform {
@@ -254,9 +263,9 @@ public struct CompiledCampaign: Sendable {
             json.beginObject()
             json.key("alert")
             json.beginObject()
-            json.key("title"); json.string(text(plan.title) ?? "")
-            if let s = text(plan.subtitle), campaign.subtitle != nil { json.key("subtitle"); json.string(s) }
-            json.key("body"); json.string(text(plan.body) ?? "")
+            json.key("title"); string(plan.title, &json)
+            if let s = plan.subtitle, campaign.subtitle != nil { json.key("subtitle"); string(s, &json) }
+            json.key("body"); string(plan.body, &json)
             json.endObject()
             if let c = o.category { json.key("category"); json.string(c) }
             if let s = o.sound { json.key("sound"); json.string(s) }
@@ -289,8 +298,8 @@ public struct CompiledCampaign: Sendable {
             let o = campaign.android
             json.beginObject()
             json.key("_ab"); json.string("true")
-            json.key("t"); json.string(text(plan.title) ?? "")
-            json.key("a"); json.string(text(plan.body) ?? "")
+            json.key("t"); string(plan.title, &json)
+            json.key("a"); string(plan.body, &json)
             json.key("extra"); json.string(extra.text)
             if let link = nonEmpty(plan.androidDeepLink) { json.key("uri"); json.string(link) }
             if let id = campaign.apiID { json.key("cid"); json.string(id) }

@@ -109,4 +109,12 @@ public struct RenderSession {
         try template.render(into: context)
         return context.takeOutput()
     }
+
+    /// Renders `template` as ``render(_:)`` does and appends its output, as UTF-8, to
+    /// `output` (no `String` is made: for callers that write the text on, such as a payload).
+    public func render(_ template: LiquidTemplate, appendingTo output: inout [UInt8]) throws {
+        context.begin(template.storage)
+        try template.render(into: context)
+        context.takeOutput(appendingTo: &output)
+    }
 }

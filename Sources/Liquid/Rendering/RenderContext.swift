@@ -64,6 +64,13 @@ public final class RenderContext {
     }
 
     /// Takes the output so far as a string and empties the buffer (keeping its capacity).
+    /// Appends the output so far to `output` and empties the buffer (keeping its capacity).
+    func takeOutput(appendingTo output: inout [UInt8]) {
+        output.append(contentsOf: buffer)
+        buffer.removeAll(keepingCapacity: true)
+        sole = nil
+    }
+
     func takeOutput() -> String {
         defer {
             buffer.removeAll(keepingCapacity: true)

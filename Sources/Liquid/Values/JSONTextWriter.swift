@@ -59,6 +59,12 @@ public struct JSONTextWriter {
         writeJSONStringBytes(text, to: &bytes)
     }
 
+    /// Writes a string value given as UTF-8 bytes.
+    public mutating func string(utf8 text: UnsafeBufferPointer<UInt8>) {
+        separator()
+        writeJSONStringUTF8(text, to: &bytes)
+    }
+
     /// Writes `null`.
     public mutating func null() {
         separator()

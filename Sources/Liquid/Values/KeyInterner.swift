@@ -10,8 +10,22 @@ import Darwin
 final class KeyInterner {
     private static let size = 512
     private static let slot = ThreadSlot<KeyInterner>()
-    private var fingerprints = [UInt64](repeating: 0, count: size)
-    private var keys = [String?](repeating: nil, count: size)
+    // Raw storage (the table lives as long as its thread): reading it retains nothing.
+    private let fingerprints: UnsafeMutablePointer<UInt64>
+    private let keys: UnsafeMutablePointer<String?>
+
+    private init() {
+        fingerprints = .allocate(capacity: Self.size)
+        fingerprints.initialize(repeating: 0, count: Self.size)
+        keys = .allocate(capacity: Self.size)
+        keys.initialize(repeating: nil, count: Self.size)
+    }
+
+    deinit {
+        fingerprints.deallocate()
+        keys.deinitialize(count: Self.size)
+        keys.deallocate()
+    }
 
     /// This thread's interner.
     static var current: KeyInterner {
@@ -30,8 +44,9 @@ final class KeyInterner {
         }
         let slot = Int(truncatingIfNeeded: fingerprint ^ (fingerprint >> 29)) & (Self.size - 1)
         if fingerprints[slot] == fingerprint, let known = keys[slot] {
-            var k = known
-            let same = k.withUTF8 { $0.count == bytes.count && memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+            let same = known.utf8.withContiguousStorageIfAvailable {
+                $0.count == bytes.count && memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+            } ?? false
             if same { return PropertyKey(known, fingerprint: fingerprint) }
         }
         let string = String(decoding: bytes, as: UTF8.self)

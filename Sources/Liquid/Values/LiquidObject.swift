@@ -11,7 +11,7 @@ public struct LiquidObject: @unchecked Sendable, Hashable, Sequence {
         var value: LiquidValue
         let fingerprint: UInt32
 
-        init(fingerprint: UInt64, key: String, value: LiquidValue) {
+        init(fingerprint: UInt64, key: consuming String, value: consuming LiquidValue) {
             self.key = key
             self.value = value
             self.fingerprint = UInt32(truncatingIfNeeded: fingerprint)
@@ -89,7 +89,7 @@ public struct LiquidObject: @unchecked Sendable, Hashable, Sequence {
     }
 
     /// Sets `key` (as ``subscript(_:)-(String)`` does, with the fingerprint known).
-    mutating func set(_ key: PropertyKey, _ value: LiquidValue) {
+    mutating func set(_ key: consuming PropertyKey, _ value: consuming LiquidValue) {
         if let i = position(of: key) {
             entries[i].value = value
         } else {
@@ -103,8 +103,9 @@ public struct LiquidObject: @unchecked Sendable, Hashable, Sequence {
     }
 
     /// Adds an entry for a key not in the object yet.
-    private mutating func append(_ key: PropertyKey, _ value: LiquidValue) {
-        entries.append(Entry(fingerprint: key.fingerprint, key: key.name, value: value))
+    private mutating func append(_ key: consuming PropertyKey, _ value: consuming LiquidValue) {
+        let fingerprint = key.fingerprint
+        entries.append(Entry(fingerprint: fingerprint, key: key.name, value: value))
         if entries.count == LiquidObject.linearLimit + 1 {
             rebuildIndex()
         } else if entries.count > LiquidObject.linearLimit {

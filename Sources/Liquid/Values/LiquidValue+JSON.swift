@@ -18,6 +18,8 @@ public struct JSONValueParser {
     private var depth = 0
     /// `bytes` while a parse runs (read through a pointer: no bounds checks beyond the parser's own).
     private var buf = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    /// This thread's key table, while a parse runs (looked up once a parse, not once a key).
+    private var interner: Unmanaged<KeyInterner>?
 
     /// A parser for `text`.
     public init(_ text: String) { self.init(bytes: Array(text.utf8)) }
@@ -37,11 +39,14 @@ public struct JSONValueParser {
     /// Parses one JSON document (whitespace around it allowed).
     public mutating func parse() throws -> LiquidValue {
         let bytes = self.bytes
-        return try bytes.withUnsafeBufferPointer { pointer in
+        let interner = KeyInterner.current
+        self.interner = .passUnretained(interner)
+        defer { self.interner = nil }
+        return try withExtendedLifetime(interner) { try bytes.withUnsafeBufferPointer { pointer in
             buf = pointer
             defer { buf = UnsafeBufferPointer(start: nil, count: 0) }
             return try parseDocument()
-        }
+        } }
     }
 
     private mutating func parseDocument() throws -> LiquidValue {
@@ -169,7 +174,7 @@ public struct JSONValueParser {
         while j < end {
             let b = buf[j]
             if b == UInt8(ascii: "\"") {
-                let key = KeyInterner.current.key(UnsafeBufferPointer(rebasing: buf[start..<j]))
+                let key = interner!._withUnsafeGuaranteedRef { $0.key(UnsafeBufferPointer(rebasing: buf[start..<j])) }
                 i = j + 1
                 return key
             }
@@ -317,28 +322,32 @@ func writeJSONString(_ s: String, to out: inout String) {
 }
 
 func writeJSONStringBytes(_ s: String, to out: inout [UInt8]) {
-    out.append(0x22)
     var s = s
-    s.withUTF8 { bytes in
-        var runStart = 0
-        var i = 0
-        let n = bytes.count
-        while i < n {
-            let b = bytes[i]
-            if b >= 0x20 && b != 0x22 && b != 0x5C { i += 1; continue }
-            if i > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
-            switch b {
-            case 0x22: out += [0x5C, 0x22]
-            case 0x5C: out += [0x5C, 0x5C]
-            case 0x0A: out += [0x5C, 0x6E]
-            case 0x0D: out += [0x5C, 0x72]
-            case 0x09: out += [0x5C, 0x74]
-            default: out += ("\\u" + String(b, radix: 16).leftPadded(to: 4)).utf8
-            }
-            i += 1
-            runStart = i
+    s.withUTF8 { writeJSONStringUTF8($0, to: &out) }
+}
+
+/// Appends the UTF-8 text `bytes` as a JSON string literal (quotes, escapes) to `out`.
+@inline(__always)
+func writeJSONStringUTF8(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    out.append(0x22)
+    var runStart = 0
+    var i = 0
+    let n = bytes.count
+    while i < n {
+        let b = bytes[i]
+        if b >= 0x20 && b != 0x22 && b != 0x5C { i += 1; continue }
+        if i > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
+        switch b {
+        case 0x22: out += [0x5C, 0x22]
+        case 0x5C: out += [0x5C, 0x5C]
+        case 0x0A: out += [0x5C, 0x6E]
+        case 0x0D: out += [0x5C, 0x72]
+        case 0x09: out += [0x5C, 0x74]
+        default: out += ("\\u" + String(b, radix: 16).leftPadded(to: 4)).utf8
         }
-        if n > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
+        i += 1
+        runStart = i
     }
+    if n > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
     out.append(0x22)
 }

@@ -15,6 +15,11 @@ import Liquid
 public struct RenderContextDocument: Sendable {
     /// The namespaces a document may carry besides `profile` and `now`.
     public static let namespaces = ["api_trigger_properties", "canvas_entry_properties", "event_properties", "context", "campaign", "canvas"]
+    /// The keys of a document, with their fingerprints computed once (documents are checked per recipient).
+    private static let namespaceKeys = namespaces.map { PropertyKey($0) }
+    private static let profileKey = PropertyKey("profile")
+    private static let nowKey = PropertyKey("now")
+    private static let externalIDKey = PropertyKey("external_id")
 
     /// The whole document, as templates read it.
     public private(set) var value: LiquidValue
@@ -55,7 +60,7 @@ public struct RenderContextDocument: Sendable {
         guard case .object(var object) = value else {
             throw PersonalizationError.invalidDocument("a render context document is a JSON object")
         }
-        if let profile = object["profile"] {
+        if let profile = object[Self.profileKey] {
             switch profile {
             case .object, .nil: break
             default: throw PersonalizationError.invalidDocument("'profile' must be an object (a Braze user export)")
@@ -63,15 +68,15 @@ public struct RenderContextDocument: Sendable {
         } else {
             object["profile"] = [:]
         }
-        for key in Self.namespaces {
+        for key in Self.namespaceKeys {
             if let v = object[key] {
                 switch v {
                 case .object, .nil: break
-                default: throw PersonalizationError.invalidDocument("'\(key)' must be an object")
+                default: throw PersonalizationError.invalidDocument("'\(key.name)' must be an object")
                 }
             }
         }
-        if let now = object["now"] {
+        if let now = object[Self.nowKey] {
             guard case .string(let text) = now, let date = parseISO8601(text) else {
                 throw PersonalizationError.invalidDocument("'now' must be an ISO 8601 time such as 2026-11-22T10:00:00Z, got \(now.jsonString)")
             }
@@ -82,12 +87,12 @@ public struct RenderContextDocument: Sendable {
 
     /// The profile object.
     public var profile: LiquidValue {
-        get { value.property("profile") }
+        get { value.property(Self.profileKey) }
         set { set("profile", newValue) }
     }
 
     /// The profile's `external_id`, when it has one.
-    public var externalID: String? { profile.property("external_id").stringValue }
+    public var externalID: String? { profile.property(Self.externalIDKey).stringValue }
 
     /// Sets a top-level key (`api_trigger_properties`, ...).
     public mutating func set(_ key: String, _ newValue: LiquidValue) {
