@@ -11,18 +11,22 @@ public struct BatchRenderer: Sendable {
     public let campaign: CompiledCampaign
     /// The platform.
     public let platform: Platform
-    /// Lines rendered together (the memory bound).
+    /// Lines rendered together, at most (the memory bound, with ``chunkBytes``).
     public var chunkSize: Int
+    /// Input bytes read into one chunk: a chunk ends at the last whole line that fits (a
+    /// longer line gets a larger buffer). Buffers are reused from chunk to chunk.
+    public var chunkBytes: Int
 
     /// Workers rendering in parallel, each with its own compiled copy of the campaign.
     let workers: [CompiledCampaign]
 
     /// A renderer for `campaign` on `platform`, using every core.
-    public init(campaign: CompiledCampaign, platform: Platform, chunkSize: Int = 4096,
+    public init(campaign: CompiledCampaign, platform: Platform, chunkSize: Int = 4096, chunkBytes: Int = 1 << 20,
                 workers: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.campaign = campaign
         self.platform = platform
         self.chunkSize = max(1, chunkSize)
+        self.chunkBytes = max(64, chunkBytes)
         var copies = [campaign]
         for _ in 1..<max(1, workers) { copies.append((try? campaign.recompiled()) ?? campaign) }
         self.workers = copies
@@ -115,22 +119,43 @@ public struct BatchRenderer: Sendable {
     }
 
     /// A chunk of input: whole lines in one buffer, rendered on the workers while the caller's
-    /// thread reads the next chunk and writes the previous one.
+    /// thread reads the next chunk and writes the previous one. Two jobs take turns, so their
+    /// buffers (input and results) are reused: memory is touched once, not once a chunk.
     private final class Job: @unchecked Sendable {
-        /// The input bytes; line `k` is `buffer[starts[k]..<ends[k]]`, input line `numbers[k]`.
+        /// The input bytes: `buffer[..<filled]` holds the lines (and maybe the start of the
+        /// next one); line `k` is `buffer[starts[k]..<ends[k]]`, input line `numbers[k]`.
         var buffer: [UInt8]
-        let starts: [Int], ends: [Int], numbers: [Int]
+        var filled = 0
+        /// Where the bytes after the chunk's last line start (carried to the next chunk).
+        var carryStart = 0
+        var starts: [Int] = [], ends: [Int] = [], numbers: [Int] = []
         /// One slot per worker: its lines' results (newline-terminated, in order) and counts.
-        let results: UnsafeMutableBufferPointer<(bytes: [UInt8], summary: Summary)>
+        let results: UnsafeMutableBufferPointer<(json: JSONTextWriter, summary: Summary)>
         let group = DispatchGroup()
 
-        init(buffer: [UInt8], starts: [Int], ends: [Int], numbers: [Int], workers: Int) {
-            (self.buffer, self.starts, self.ends, self.numbers) = (buffer, starts, ends, numbers)
+        init(bytes: Int, lines: Int, workers: Int) {
+            buffer = [UInt8](repeating: 0, count: bytes)
+            starts.reserveCapacity(lines)
+            ends.reserveCapacity(lines)
+            numbers.reserveCapacity(lines)
             results = .allocate(capacity: workers)
-            results.initialize(repeating: ([], Summary()))
+            results.initialize(repeating: (JSONTextWriter(capacity: 0), Summary()))
         }
 
         var count: Int { starts.count }
+
+        /// Empties the job for the next chunk (keeping every buffer's storage).
+        func reset() {
+            filled = 0
+            carryStart = 0
+            starts.removeAll(keepingCapacity: true)
+            ends.removeAll(keepingCapacity: true)
+            numbers.removeAll(keepingCapacity: true)
+            for w in results.indices {
+                results[w].json.removeAll()
+                results[w].summary = Summary()
+            }
+        }
 
         deinit {
             results.deinitialize()
@@ -148,7 +173,8 @@ public struct BatchRenderer: Sendable {
             DispatchQueue.concurrentPerform(iterations: workerCount) { w in
                 let copy = renderer.workers[w]
                 let lines = (w * per)..<min(job.count, (w + 1) * per)
-                var out = JSONTextWriter(capacity: lines.count * 512)
+                var out = JSONTextWriter(capacity: 0)
+                swap(&out, &job.results[w].json)
                 var scratch = Scratch()
                 var summary = Summary()
                 for k in lines {
@@ -159,7 +185,7 @@ public struct BatchRenderer: Sendable {
                     }
                     out.endLine()
                 }
-                job.results[w] = (out.bytes, summary)
+                job.results[w] = (out, summary)
             }
         }
     }
@@ -176,91 +202,105 @@ public struct BatchRenderer: Sendable {
         var number = 0
         var rendering: Job?
         defer { rendering?.group.wait() }
-        // Bytes read and not yet in a chunk (at most one partial line past the chunk's lines).
-        var pending: [UInt8] = []
-        var scanned = 0
+        var spare: Job?
         var atEnd = false
-        let block = 1 << 18
-        let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: block, alignment: 16)
-        var spareInput: [UInt8] = []
-        defer { readBuffer.deallocate() }
 
         func output(_ job: Job) throws {
-            for w in 0..<job.results.count where !job.results[w].bytes.isEmpty {
-                try job.results[w].bytes.withUnsafeBytes { try write($0) }
+            for w in 0..<job.results.count where !job.results[w].json.bytes.isEmpty {
+                try job.results[w].json.bytes.withUnsafeBytes { try write($0) }
                 summary.rendered += job.results[w].summary.rendered
                 summary.aborted += job.results[w].summary.aborted
                 summary.failed += job.results[w].summary.failed
             }
-            // Its input buffer takes the next input (memory already mapped: no page faults).
-            if spareInput.capacity < job.buffer.capacity { swap(&spareInput, &job.buffer) }
             progress(summary)
         }
-        /// Reads one more block into `pending`; `false` at the end of the input.
-        func fill() throws -> Bool {
-            let got = min(try read(readBuffer), readBuffer.count)
-            if got > 0 { pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: readBuffer[..<got])) }
+        /// Reads into the free end of `job.buffer` (grown when full); `false` at the end of the input.
+        func fill(_ job: Job) throws -> Bool {
+            if job.filled == job.buffer.count { job.buffer.append(contentsOf: repeatElement(0, count: job.buffer.count)) }
+            let got = try job.buffer.withUnsafeMutableBytes { raw in
+                try read(UnsafeMutableRawBufferPointer(rebasing: raw[job.filled...]))
+            }
+            job.filled += min(max(got, 0), job.buffer.count - job.filled)
             return got > 0
         }
-        /// The next chunk's lines (blank lines skipped, though counted), or nil at the end.
-        func nextChunk() throws -> Job? {
-            var starts: [Int] = [], ends: [Int] = [], numbers: [Int] = []
-            starts.reserveCapacity(chunkSize)
-            ends.reserveCapacity(chunkSize)
-            numbers.reserveCapacity(chunkSize)
+        /// The next chunk's lines (blank lines skipped, though counted) in `job`, which starts
+        /// with `carry` (the part of a line the previous chunk's buffer ended with); nil at the end.
+        func nextChunk(into job: Job, carry: ArraySlice<UInt8>) throws -> Job? {
+            job.reset()
+            if job.buffer.count < carry.count + chunkBytes { job.buffer = [UInt8](repeating: 0, count: carry.count + chunkBytes) }
+            job.buffer.replaceSubrange(0..<carry.count, with: carry)
+            job.filled = carry.count
             var lineStart = 0
-            while starts.count < chunkSize {
-                // `scanned`: where the search for the line's newline goes on (no newline before it).
-                let from = max(scanned, lineStart)
-                let lineEnd = pending.withUnsafeBufferPointer { buf -> Int in
-                    guard from < buf.count, let base = buf.baseAddress,
-                          let found = memchr(base + from, 0x0A, buf.count - from) else { return buf.count }
+            var scanned = 0  // no newline in buffer[lineStart..<scanned]
+            while job.count < chunkSize {
+                let lineEnd = job.buffer.withUnsafeBufferPointer { buf -> Int? in
+                    guard scanned < job.filled, let base = buf.baseAddress,
+                          let found = memchr(base + scanned, 0x0A, job.filled - scanned) else { return nil }
                     return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
                 }
-                let complete = lineEnd < pending.count
-                if !complete {
-                    scanned = lineEnd
-                    if !atEnd {
-                        if try !fill() { atEnd = true }
-                        continue
+                guard let lineEnd else {
+                    scanned = job.filled
+                    if job.filled == job.buffer.count {
+                        // A full buffer with whole lines in it ends the chunk; the rest is carried.
+                        if job.count > 0 { break }
+                        // Only blank lines so far: they are dropped, not kept growing the buffer.
+                        if lineStart > 0 {
+                            job.buffer.withUnsafeMutableBytes { raw in
+                                raw.baseAddress!.copyMemory(from: raw.baseAddress! + lineStart, byteCount: job.filled - lineStart)
+                            }
+                            job.filled -= lineStart
+                            scanned = job.filled
+                            lineStart = 0
+                        }
                     }
-                    if lineStart == pending.count { break }  // nothing after the last newline
+                    if !atEnd, try fill(job) { continue }
+                    atEnd = true
+                    // The last line, without a newline.
+                    if lineStart < job.filled {
+                        number += 1
+                        if !isBlankLine(job.buffer[lineStart..<job.filled]) {
+                            job.starts.append(lineStart)
+                            job.ends.append(job.filled)
+                            job.numbers.append(number)
+                        }
+                        lineStart = job.filled
+                    }
+                    break
                 }
                 number += 1
-                if !isBlankLine(pending[lineStart..<lineEnd]) {
-                    starts.append(lineStart)
-                    ends.append(lineEnd)
-                    numbers.append(number)
+                if !isBlankLine(job.buffer[lineStart..<lineEnd]) {
+                    job.starts.append(lineStart)
+                    job.ends.append(lineEnd)
+                    job.numbers.append(number)
                 }
-                lineStart = complete ? lineEnd + 1 : lineEnd
+                lineStart = lineEnd + 1
                 scanned = lineStart
-                if !complete { break }  // the last line, without a newline
             }
-            // The chunk takes the buffer; what follows its lines starts the next one.
-            var next: [UInt8] = []
-            swap(&next, &spareInput)
-            if !next.isEmpty { next.removeAll(keepingCapacity: true) }
-            // Room for a chunk like this one, so that reading does not grow the buffer step by step.
-            next.reserveCapacity(pending.count + block)
-            next.append(contentsOf: pending[lineStart...])
-            let buffer = pending
-            pending = next
-            scanned = 0
-            if starts.isEmpty { return atEnd && pending.isEmpty ? nil : try nextChunk() }
-            return Job(buffer: buffer, starts: starts, ends: ends, numbers: numbers, workers: workers.count)
+            // What follows the chunk's lines goes to the next chunk.
+            job.carryStart = lineStart
+            return job.count == 0 ? nil : job
         }
+        var carryFrom: Job?
         while true {
             // Read while the previous chunk renders.
-            let next = try nextChunk()
+            let fresh = spare ?? Job(bytes: chunkBytes, lines: min(chunkSize, 1 << 16), workers: workers.count)
+            spare = nil
+            let carry = carryFrom.map { $0.buffer[$0.carryStart..<$0.filled] } ?? []
+            let next = atEnd && carry.isEmpty ? nil : try nextChunk(into: fresh, carry: carry)
+            if next == nil { spare = fresh }
             let previous = rendering
             previous?.group.wait()
             rendering = nil
             if let next {
                 start(next)
                 rendering = next
+                carryFrom = next
             }
-            // Written while the next chunk renders.
-            if let previous { try output(previous) }
+            // Written while the next chunk renders; then its buffers take the chunk after.
+            if let previous {
+                try output(previous)
+                spare = previous
+            }
             if next == nil && previous == nil { break }
         }
         return summary

@@ -209,6 +209,46 @@ extension BatchTests {
         #expect(viaLines == String(decoding: output, as: UTF8.self))
     }
 
+    /// Chunks bounded by bytes: lines longer than a chunk's buffer, runs of blank lines longer
+    /// than it, and chunks that end mid-line all give every line once, in order.
+    @Test(arguments: [64, 200, 1 << 20])
+    func chunkBuffersOfAnySizeGiveEveryLine(_ chunkBytes: Int) throws {
+        let c = try compile("name: b\ntitle: \"{{${first_name} | size}}\"\nbody: b\n")
+        let renderer = BatchRenderer(campaign: c, platform: .ios, chunkSize: 5, chunkBytes: chunkBytes)
+        var text = ""
+        var expected: [(line: Int, size: Int)] = []
+        var number = 0
+        for i in 0..<40 {
+            let name = String(repeating: "x", count: i % 7 == 3 ? 300 + i : i)
+            text += "{\"profile\": {\"first_name\": \"\(name)\"}}\n"
+            number += 1
+            expected.append((number, name.count))
+            if i % 9 == 4 {
+                text += String(repeating: "\n", count: 150)
+                number += 150
+            }
+        }
+        var offset = 0
+        let input = Array(text.utf8)
+        var output: [UInt8] = []
+        let summary = renderer.run(
+            read: { buffer in
+                let n = min(buffer.count, 37, input.count - offset)
+                input.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)])) }
+                offset += n
+                return n
+            },
+            write: { output += $0 })
+        #expect(summary == BatchRenderer.Summary(rendered: 40, aborted: 0, failed: 0))
+        let lines = String(decoding: output, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == expected.count)
+        for (line, want) in zip(lines, expected) {
+            let v = try JSONValueParser.parse(String(line))
+            #expect(v.property("line") == .int(want.line))
+            #expect(v.property("payload").property("aps").property("alert").property("title") == .string("\(want.size)"))
+        }
+    }
+
     @Test func readAndWriteErrorsEndTheRun() throws {
         struct Broken: Error {}
         let renderer = BatchRenderer(campaign: try compile("name: b\ntitle: t\nbody: b\n"), platform: .ios, chunkSize: 2)
