@@ -58,6 +58,23 @@ import Testing
         #expect(try message.render(try document("{}")) == .aborted(field: "kv", reason: "no name"))
     }
 
+    @Test func textsRenderIntoOneReusedBuffer() throws {
+        let message = try MessageTemplate(fields: [
+            (name: "title", source: "Hi {{${first_name}}}"),
+            (name: "empty", source: ""),
+            (name: "body", source: "{% if ${first_name} == 'Al' %}{% abort_message('al') %}{% endif %}Olá {{${first_name} | upcase}}"),
+        ], environment: BrazeDialect().environment())
+        var texts = MessageTemplate.RenderedTexts()
+        #expect(try message.render(try document(#"{"profile": {"first_name": "Bo"}}"#), into: &texts) == nil)
+        #expect(texts.count == 3)
+        #expect((0..<3).map { texts.text($0) } == ["Hi Bo", "", "Olá BO"])
+        #expect(texts.withUTF8(2) { Array($0) } == Array("Olá BO".utf8))
+        // The next message starts empty; an abort leaves the fields before it.
+        let aborted = try message.render(try document(#"{"profile": {"first_name": "Al"}}"#), into: &texts)
+        #expect(aborted?.field == "body" && aborted?.reason == "al")
+        #expect(texts.count == 2 && texts.text(0) == "Hi Al")
+    }
+
     @Test func unknownTimeZoneWarns() throws {
         let env = BrazeDialect().environment()
         let template = try env.parse("{{ 'now' | time_zone: 'Nowhere/Else' | date: '%H' }}")

@@ -83,7 +83,7 @@ import Testing
         json.key("alert")
         json.beginObject()
         json.key("title"); json.string("Hi \"Ana\"\n")
-        json.key("body"); json.string("Olá — ✓ \u{1}")
+        json.key("body"); Array("Olá — ✓ \u{1}".utf8).withUnsafeBufferPointer { json.string(utf8: $0) }
         json.endObject()
         json.key("badge"); json.value(.int(-3))
         json.key("empty"); json.beginObject(); json.endObject()
