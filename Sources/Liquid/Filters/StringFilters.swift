@@ -62,7 +62,7 @@ enum StringFilters {
             var words = args.has(0) ? try toInteger(args[0]) : 15
             let ellipsis = args.has(1) ? args[1].rubyString : "..."
             if words <= 0 { words = 1 }
-            let parts = s.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0B}" || $0 == "\u{0C}" })
+            let parts = s.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" || $0 == "\u{0B}" || $0 == "\u{0C}" })
             if parts.count <= words { return .string(s) }
             return .string(parts.prefix(words).joined(separator: " ") + ellipsis)
         },

@@ -29,6 +29,15 @@ import Testing
     }
 }
 
+@Suite struct TruncateWordsTests {
+    /// Words are split at any ASCII whitespace, a CRLF pair included (Swift reads "\r\n" as one
+    /// character), as the reference does: "a\r\nb c" is three words.
+    @Test func crlfSeparatesWords() throws {
+        #expect(try render("{{ s | truncatewords: 1 }}", ["s": "a\r\nb c"]) == "a...")
+        #expect(try render("{{ s | truncatewords: 2, '' }}", ["s": "a\r\nb\tc"]) == "a b")
+    }
+}
+
 @Suite struct DefaultFilterTests {
     @Test func keywordArguments() throws {
         #expect(try render("{{ f | default: 'd' }}|{{ f | default: 'd', allow_false: true }}", ["f": false]) == "d|false")
