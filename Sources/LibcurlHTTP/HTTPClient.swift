@@ -6,7 +6,7 @@ import Foundation
 /// thirty libraries it depends on, and start faster. Thread-safe.
 public enum HTTPClient {
     /// A request.
-    public struct Request: Sendable, Equatable {
+    public struct Request: Sendable {
         /// An `http` or `https` URL.
         public var url: String
         /// `GET`, `POST` or any other method.
@@ -22,11 +22,6 @@ public enum HTTPClient {
             self.method = method
             self.headers = headers
             self.body = body
-        }
-
-        public static func == (a: Request, b: Request) -> Bool {
-            a.url == b.url && a.method == b.method && a.body == b.body
-                && a.headers.map(\.name) == b.headers.map(\.name) && a.headers.map(\.value) == b.headers.map(\.value)
         }
     }
 

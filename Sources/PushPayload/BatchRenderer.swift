@@ -232,6 +232,15 @@ public struct BatchRenderer: Sendable {
             job.filled = carry.count
             var lineStart = 0
             var scanned = 0  // no newline in buffer[lineStart..<scanned]
+            /// Counts the input line `buffer[lineStart..<end]` and takes it unless it is blank.
+            func takeLine(to end: Int) {
+                number += 1
+                if !isBlankLine(job.buffer[lineStart..<end]) {
+                    job.starts.append(lineStart)
+                    job.ends.append(end)
+                    job.numbers.append(number)
+                }
+            }
             while job.count < chunkSize {
                 let lineEnd = job.buffer.withUnsafeBufferPointer { buf -> Int? in
                     guard scanned < job.filled, let base = buf.baseAddress,
@@ -257,22 +266,12 @@ public struct BatchRenderer: Sendable {
                     atEnd = true
                     // The last line, without a newline.
                     if lineStart < job.filled {
-                        number += 1
-                        if !isBlankLine(job.buffer[lineStart..<job.filled]) {
-                            job.starts.append(lineStart)
-                            job.ends.append(job.filled)
-                            job.numbers.append(number)
-                        }
+                        takeLine(to: job.filled)
                         lineStart = job.filled
                     }
                     break
                 }
-                number += 1
-                if !isBlankLine(job.buffer[lineStart..<lineEnd]) {
-                    job.starts.append(lineStart)
-                    job.ends.append(lineEnd)
-                    job.numbers.append(number)
-                }
+                takeLine(to: lineEnd)
                 lineStart = lineEnd + 1
                 scanned = lineStart
             }
@@ -280,12 +279,11 @@ public struct BatchRenderer: Sendable {
             job.carryStart = lineStart
             return job.count == 0 ? nil : job
         }
-        var carryFrom: Job?
         while true {
-            // Read while the previous chunk renders.
+            // Read while the previous chunk renders; its buffer ends with the start of this one.
             let fresh = spare ?? Job(bytes: chunkBytes, lines: min(chunkSize, 1 << 16), workers: workers.count)
             spare = nil
-            let carry = carryFrom.map { $0.buffer[$0.carryStart..<$0.filled] } ?? []
+            let carry = rendering.map { $0.buffer[$0.carryStart..<$0.filled] } ?? []
             let next = atEnd && carry.isEmpty ? nil : try nextChunk(into: fresh, carry: carry)
             if next == nil { spare = fresh }
             let previous = rendering
@@ -294,7 +292,6 @@ public struct BatchRenderer: Sendable {
             if let next {
                 start(next)
                 rendering = next
-                carryFrom = next
             }
             // Written while the next chunk renders; then its buffers take the chunk after.
             if let previous {

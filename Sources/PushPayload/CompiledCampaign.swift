@@ -211,10 +211,13 @@ public struct CompiledCampaign: Sendable {
         return nil
     }
 
+    /// The prefix of a key-value pair's text that makes the rest a JSON value.
+    private static let jsonValuePrefix = Array("$json:".utf8)
+
     /// Writes a key-value pair's value: `$json:` text parsed and written as JSON, any other
     /// text as a string.
     func writeKeyValue(_ texts: MessageTemplate.RenderedTexts, _ index: Int, field name: String, into json: inout JSONTextWriter) throws {
-        let prefix = Array("$json:".utf8)
+        let prefix = Self.jsonValuePrefix
         let isJSON = texts.withUTF8(index) { $0.starts(with: prefix) }
         guard isJSON else {
             texts.withUTF8(index) { json.string(utf8: $0) }

@@ -63,7 +63,6 @@ public final class RenderContext {
         }
     }
 
-    /// Takes the output so far as a string and empties the buffer (keeping its capacity).
     /// Appends the output so far to `output` and empties the buffer (keeping its capacity).
     func takeOutput(appendingTo output: inout [UInt8]) {
         output.append(contentsOf: buffer)
@@ -71,6 +70,7 @@ public final class RenderContext {
         sole = nil
     }
 
+    /// Takes the output so far as a string and empties the buffer (keeping its capacity).
     func takeOutput() -> String {
         defer {
             buffer.removeAll(keepingCapacity: true)

@@ -42,11 +42,13 @@ public struct JSONValueParser {
         let interner = KeyInterner.current
         self.interner = .passUnretained(interner)
         defer { self.interner = nil }
-        return try withExtendedLifetime(interner) { try bytes.withUnsafeBufferPointer { pointer in
-            buf = pointer
-            defer { buf = UnsafeBufferPointer(start: nil, count: 0) }
-            return try parseDocument()
-        } }
+        return try withExtendedLifetime(interner) {
+            try bytes.withUnsafeBufferPointer { pointer in
+                buf = pointer
+                defer { buf = UnsafeBufferPointer(start: nil, count: 0) }
+                return try parseDocument()
+            }
+        }
     }
 
     private mutating func parseDocument() throws -> LiquidValue {
