@@ -71,15 +71,40 @@ public struct LiquidEnvironment: Sendable {
         let tags: [String: any LiquidTag]
         let filters: [String: LiquidFilter]
         let fileSystem: (any LiquidFileSystem)?
-        let attributeSyntax: (any LiquidAttributeSyntax)?
+        var attributeSyntax: (any LiquidAttributeSyntax)? { hasAttributeSyntax ? syntax : nil }
+        /// The attribute syntax, or one that has none: not optional, so that the parser calls
+        /// it in place (unwrapping an optional existential copies it, two reference counts).
+        let syntax: any LiquidAttributeSyntax
+        let hasAttributeSyntax: Bool
         init(tags: [String: any LiquidTag], filters: [String: LiquidFilter], fileSystem: (any LiquidFileSystem)?, attributeSyntax: (any LiquidAttributeSyntax)?) {
             self.tags = tags
             self.filters = filters
             self.fileSystem = fileSystem
-            self.attributeSyntax = attributeSyntax
+            self.syntax = attributeSyntax ?? NoAttributeSyntax()
+            self.hasAttributeSyntax = attributeSyntax != nil
         }
     }
-    private var registry: Registry
+    private(set) var registry: Registry
+
+    /// `true` when `other` has the same registry, mode and limits (so a parser keeps its copy).
+    func isSame(as other: LiquidEnvironment) -> Bool {
+        registry === other.registry && errorMode == other.errorMode && limits == other.limits && strictFilters == other.strictFilters
+    }
+
+    /// `true` when the environment has a ``attributeSyntax`` (read without copying it).
+    var hasAttributeSyntax: Bool { registry.hasAttributeSyntax }
+
+    /// The dialect's expression for `namespace.${name}`; the syntax must exist.
+    func attributeExpression(namespace: String?, name: String) throws -> LiquidExpression {
+        try registry.syntax.expression(namespace: namespace, name: name)
+    }
+
+    /// Standard Liquid's: `${` is not an expression.
+    private struct NoAttributeSyntax: LiquidAttributeSyntax {
+        func expression(namespace: String?, name: String) throws -> LiquidExpression {
+            throw LiquidError.Reason.syntax("'${\(name)}' needs a dialect with attribute syntax")
+        }
+    }
 
     /// Tags by name.
     public var tags: [String: any LiquidTag] { registry.tags }

@@ -45,12 +45,18 @@ struct MarkupLexer {
         self.lax = lax
     }
 
-    /// Appends the markup's tokens to `out`; the last is `.end`.
-    func tokenize(into out: inout [MarkupToken]) throws {
+    /// Writes the markup's tokens to `out` from its start and returns how many there are; the
+    /// last is `.end`. `out` must hold `bytes.count + 1` tokens (every token but the end takes
+    /// at least one byte): writing to a buffer of that size costs no capacity or uniqueness
+    /// check per token, as appending to an array does.
+    func tokenize(into out: UnsafeMutableBufferPointer<MarkupToken>) throws -> Int {
+        precondition(out.count > bytes.count, "a token buffer holds one token per byte, and the end")
         var i = 0
         let n = bytes.count
+        var count = 0
         @inline(__always) func add(_ kind: MarkupToken.Kind, _ start: Int, _ end: Int, _ value: UInt64 = 0) {
-            out.append(MarkupToken(kind: kind, start: start, end: end, value: value))
+            out[count] = MarkupToken(kind: kind, start: start, end: end, value: value)
+            count += 1
         }
         while i < n {
             let b = bytes[i]
@@ -139,6 +145,7 @@ struct MarkupLexer {
             }
         }
         add(.end, n, n)
+        return count
     }
 
     /// The decimal integer in `bytes[a..<b]` (optional `-`), or `nil` when it overflows `Int`.

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
 /// A piece of template source: literal text, an output `{{ }}` or a tag `{% %}`.
 ///
 /// Plain data: the token's parts are byte ranges into the source's UTF-8 bytes, so that a
@@ -52,15 +58,18 @@ struct Tokenizer {
             if end > textStart { tokens.append(Token(kind: .text, offset: textStart, contentStart: textStart, contentEnd: end)) }
         }
         while i + 1 < n {
-            guard bytes[i] == UInt8(ascii: "{") else { i += 1; continue }
+            guard bytes[i] == UInt8(ascii: "{") else {
+                i = find(UInt8(ascii: "{"), from: i + 1) ?? n
+                continue
+            }
             let next = bytes[i + 1]
             if next == UInt8(ascii: "%") {
                 // Find "%}".
                 var j = i + 2
                 var close = -1
-                while j + 1 < n {
-                    if bytes[j] == UInt8(ascii: "%") && bytes[j + 1] == UInt8(ascii: "}") { close = j; break }
-                    j += 1
+                while j + 1 < n, let percent = find(UInt8(ascii: "%"), from: j), percent + 1 < n {
+                    if bytes[percent + 1] == UInt8(ascii: "}") { close = percent; break }
+                    j = percent + 1
                 }
                 guard close >= 0 else {
                     throw LiquidError.Reason.syntax("tag '{%' was not properly terminated with '%}'").at(i)
@@ -86,9 +95,13 @@ struct Tokenizer {
                 while k < b && isSpace(bytes[k]) { k += 1 }
                 token.markupStart = k
                 token.markupEnd = b
-                let name = UnsafeBufferPointer(rebasing: bytes[nameStart..<token.nameEnd])
-                let rawName: String? = name.elementsEqual("raw".utf8) || name.elementsEqual("doc".utf8)
-                    ? String(decoding: name, as: UTF8.self) : nil
+                // `raw` or `doc` (compared by bytes: this runs for every tag).
+                var rawName: String?
+                if token.nameEnd - nameStart == 3 {
+                    let (b0, b1, b2) = (bytes[nameStart], bytes[nameStart + 1], bytes[nameStart + 2])
+                    if b0 == UInt8(ascii: "r") && b1 == UInt8(ascii: "a") && b2 == UInt8(ascii: "w") { rawName = "raw" }
+                    if b0 == UInt8(ascii: "d") && b1 == UInt8(ascii: "o") && b2 == UInt8(ascii: "c") { rawName = "doc" }
+                }
                 tokens.append(token)
                 i = close + 2
                 textStart = i
@@ -106,17 +119,18 @@ struct Tokenizer {
                 var close = -1
                 var depth = 0
                 while j < n {
+                    let c = bytes[j]
+                    // Most bytes are none of `$`, `{`, `}` (0x24, 0x7B, 0x7D).
+                    if c < UInt8(ascii: "{") && c != UInt8(ascii: "$") { j += 1; continue }
                     if attributeAware {
-                        if bytes[j] == UInt8(ascii: "$") && j + 1 < n && bytes[j + 1] == UInt8(ascii: "{") {
-                            j += 2
-                            while j < n && bytes[j] != UInt8(ascii: "}") { j += 1 }
-                            j += 1
+                        if c == UInt8(ascii: "$") && j + 1 < n && bytes[j + 1] == UInt8(ascii: "{") {
+                            j = (find(UInt8(ascii: "}"), from: j + 2) ?? n) + 1
                             continue
                         }
-                        if bytes[j] == UInt8(ascii: "{") && j + 1 < n && bytes[j + 1] == UInt8(ascii: "{") { depth += 1; j += 2; continue }
-                        if depth > 0 && bytes[j] == UInt8(ascii: "}") && j + 1 < n && bytes[j + 1] == UInt8(ascii: "}") { depth -= 1; j += 2; continue }
+                        if c == UInt8(ascii: "{") && j + 1 < n && bytes[j + 1] == UInt8(ascii: "{") { depth += 1; j += 2; continue }
+                        if depth > 0 && c == UInt8(ascii: "}") && j + 1 < n && bytes[j + 1] == UInt8(ascii: "}") { depth -= 1; j += 2; continue }
                     }
-                    if bytes[j] == UInt8(ascii: "}") { close = j; break }
+                    if c == UInt8(ascii: "}") { close = j; break }
                     j += 1
                 }
                 guard close >= 0 else {
@@ -141,6 +155,15 @@ struct Tokenizer {
         }
         flushText(&tokens, from: textStart, upTo: n)
         applyWhitespaceControl(&tokens)
+    }
+
+    /// The offset of the first `byte` at or after `start`, or `nil` (`memchr`).
+    @inline(__always)
+    private func find(_ byte: UInt8, from start: Int) -> Int? {
+        guard start < bytes.count, let base = bytes.baseAddress,
+              let hit = memchr(base + start, Int32(byte), bytes.count - start)
+        else { return nil }
+        return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
     }
 
     /// `{{-`/`{%-` strip the whitespace before them, `-}}`/`-%}` the whitespace after.

@@ -2,15 +2,25 @@
 ///
 /// Tags use it through ``LiquidParser/parseMarkup(_:offset:_:)``: a tag's markup is parsed by
 /// reading expressions and keywords off the stream and calling ``expectEnd()``.
-public struct MarkupStream {
+///
+/// Not copyable: a stream lives only for the call that reads its markup (so it can refer to the
+/// parser's environment without counting references).
+public struct MarkupStream: ~Copyable {
     /// The markup's bytes (a copy: markup may come from anywhere, not only the template source).
     var bytes: [UInt8]
+    /// A buffer of at least one token per markup byte (reused from markup to markup): the
+    /// first `tokenCount` are this markup's.
     var tokens: [MarkupToken]
+    var tokenCount = 0
     var position = 0
     var depth = 0
     /// Filter names used in this markup that the environment does not have.
     var unknownFilters: [String] = []
-    let environment: LiquidEnvironment
+    /// The environment's tags, filters and attribute syntax, kept alive by the parser for as
+    /// long as the stream exists (a noncopyable value that never outlives its parse).
+    private let unmanagedRegistry: Unmanaged<LiquidEnvironment.Registry>
+    /// The environment's nesting limit.
+    let nestingDepth: Int
     let lax: Bool
     /// UTF-8 offset of the markup in the template source.
     let markupOffset: Int
@@ -18,7 +28,8 @@ public struct MarkupStream {
     /// A stream with no markup yet (``lex(_:)`` reads it); `bytes` and `tokens` are buffers to reuse.
     init(offset: Int, environment: LiquidEnvironment, lax: Bool, bytes: consuming [UInt8] = [], tokens: consuming [MarkupToken] = []) {
         self.markupOffset = offset
-        self.environment = environment
+        self.unmanagedRegistry = Unmanaged.passUnretained(environment.registry)
+        self.nestingDepth = environment.limits.nestingDepth
         self.lax = lax
         self.bytes = bytes
         self.tokens = tokens
@@ -31,11 +42,21 @@ public struct MarkupStream {
         if markup.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
             bytes.append(contentsOf: markup)
         }
-        if !tokens.isEmpty { tokens.removeAll(keepingCapacity: true) }
-        tokens.reserveCapacity(bytes.count / 2 + 2)
+        if tokens.count <= bytes.count {
+            tokens.append(contentsOf: repeatElement(MarkupToken(kind: .end, start: 0, end: 0), count: bytes.count + 1 - tokens.count))
+        }
         position = 0
+        tokenCount = 0
         let lexer = (markupOffset, lax)
-        try bytes.withUnsafeBufferPointer { try MarkupLexer($0, baseOffset: lexer.0, lax: lexer.1).tokenize(into: &tokens) }
+        tokenCount = try bytes.withUnsafeBufferPointer { markup in
+            try tokens.withUnsafeMutableBufferPointer { try MarkupLexer(markup, baseOffset: lexer.0, lax: lexer.1).tokenize(into: $0) }
+        }
+    }
+
+    /// Calls `body` with the environment's registry, borrowed (no reference counted).
+    @inline(__always)
+    func withRegistry<R>(_ body: (LiquidEnvironment.Registry) throws -> R) rethrows -> R {
+        try unmanagedRegistry._withUnsafeGuaranteedRef(body)
     }
 
     var current: MarkupToken { tokens[position] }
@@ -44,9 +65,9 @@ public struct MarkupStream {
     /// `true` when every token has been read.
     public var isAtEnd: Bool { current.kind == .end }
 
-    mutating func advance() { if position < tokens.count - 1 { position += 1 } }
+    mutating func advance() { if position < tokenCount - 1 { position += 1 } }
 
-    func peek(_ k: Int = 1) -> MarkupToken.Kind { tokens[min(position + k, tokens.count - 1)].kind }
+    func peek(_ k: Int = 1) -> MarkupToken.Kind { tokens[min(position + k, tokenCount - 1)].kind }
 
     /// The bytes `a..<b` of the markup as a string.
     func string(_ a: Int, _ b: Int) -> String {
@@ -70,7 +91,27 @@ public struct MarkupStream {
     /// `true` when `token` is the identifier `word`.
     func isWord(_ token: MarkupToken, _ word: String) -> Bool {
         guard token.kind == .identifier, token.end - token.start == word.utf8.count else { return false }
+        if let equal = word.utf8.withContiguousStorageIfAvailable({ bytesEqual(token.start, $0) }) { return equal }
         return bytes[token.start..<token.end].elementsEqual(word.utf8)
+    }
+
+    /// `true` when `token` is the identifier `word` (a keyword: compared byte by byte, without
+    /// the generic sequence comparison a `String` takes).
+    func isWord(_ token: MarkupToken, _ word: StaticString) -> Bool {
+        guard token.kind == .identifier, token.end - token.start == word.utf8CodeUnitCount else { return false }
+        return bytesEqual(token.start, UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
+    }
+
+    /// `true` when the markup bytes from `start` are `word` (which must fit).
+    private func bytesEqual(_ start: Int, _ word: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.withUnsafeBufferPointer { b in
+            var i = 0
+            while i < word.count {
+                if b[start + i] != word[i] { return false }
+                i += 1
+            }
+            return true
+        }
     }
 
     /// How an error message names `token`.
@@ -158,8 +199,8 @@ public struct MarkupStream {
     public mutating func expression() throws -> LiquidExpression {
         depth += 1
         defer { depth -= 1 }
-        if depth > environment.limits.nestingDepth {
-            throw LiquidError.Reason.limitExceeded(.nestingDepth(environment.limits.nestingDepth)).at(offset)
+        if depth > nestingDepth {
+            throw LiquidError.Reason.limitExceeded(.nestingDepth(nestingDepth)).at(offset)
         }
         let start = offset
         let token = current
@@ -180,21 +221,23 @@ public struct MarkupStream {
             }
             return .range(lo, hi)
         case .attribute:
-            guard let syntax = environment.attributeSyntax else { throw unexpected("an expression") }
+            guard withRegistry({ $0.hasAttributeSyntax }) else { throw unexpected("an expression") }
             advance()
-            return try attributePath(try syntax.expression(namespace: nil, name: text(of: token)), start: start)
+            let name = text(of: token)
+            return try attributePath(try withRegistry { try $0.syntax.expression(namespace: nil, name: name) }, start: start)
         case .openOutput:
-            guard environment.attributeSyntax != nil else { throw unexpected("an expression") }
+            guard withRegistry({ $0.hasAttributeSyntax }) else { throw unexpected("an expression") }
             advance()
             let inner = try filteredExpression(nested: true)
             try expect(.closeOutput, "'}}'")
             return inner.filters.isEmpty ? inner.expression : .filtered(inner)
         case .identifier:
             let next = peek()
-            if next == .dot, peek(2) == .attribute, let syntax = environment.attributeSyntax {
+            if next == .dot, peek(2) == .attribute, withRegistry({ $0.hasAttributeSyntax }) {
                 let attribute = tokens[position + 2]
                 advance(); advance(); advance()
-                return try attributePath(try syntax.expression(namespace: text(of: token), name: text(of: attribute)), start: start)
+                let (namespace, name) = (text(of: token), text(of: attribute))
+                return try attributePath(try withRegistry { try $0.syntax.expression(namespace: namespace, name: name) }, start: start)
             }
             if next != .dot && next != .lbracket {
                 if isWord(token, "true") { advance(); return .literal(.bool(true)) }
@@ -308,7 +351,7 @@ public struct MarkupStream {
                 if lax { break }
                 throw unexpected("a filter name")
             }
-            let filter = environment.filters[name]
+            let filter = withRegistry { $0.filters[name] }
             var arguments: [LiquidExpression] = []
             var keywordArguments: [(String, LiquidExpression)] = []
             if filter == nil { unknownFilters.append(name) }
@@ -365,8 +408,8 @@ public struct MarkupStream {
     public mutating func condition() throws -> Condition {
         depth += 1
         defer { depth -= 1 }
-        if depth > environment.limits.nestingDepth {
-            throw LiquidError.Reason.limitExceeded(.nestingDepth(environment.limits.nestingDepth)).at(offset)
+        if depth > nestingDepth {
+            throw LiquidError.Reason.limitExceeded(.nestingDepth(nestingDepth)).at(offset)
         }
         let left = try comparison()
         if current.kind == .identifier {

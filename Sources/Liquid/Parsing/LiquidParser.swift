@@ -11,9 +11,10 @@ public final class LiquidParser {
     /// The template name, when it has one.
     public private(set) var name: String?
     var tokens: [Token] = []
-    /// The text the tokens index: the template source, or a `{% liquid %}` tag's markup while
-    /// its lines are parsed; `bytes` are its UTF-8 bytes and `textBase` its offset in the source.
-    private var text: Substring
+    /// The text the tokens index while a `{% liquid %}` tag's lines are parsed: the tag's markup
+    /// (otherwise the tokens index `source`); `bytes` are the UTF-8 bytes of the text the tokens
+    /// index and `textBase` its offset in the source.
+    private var text: Substring = ""
     private var bytes: [UInt8] = []
     private var textBase = 0
     var position = 0
@@ -30,13 +31,13 @@ public final class LiquidParser {
 
     /// A parser for `source`, tokenized.
     init(source: String, environment: LiquidEnvironment, name: String?) throws {
-        (self.environment, self.source, self.name, self.text) = (environment, source, name, source[...])
+        (self.environment, self.source, self.name) = (environment, source, name)
         try tokenize()
     }
 
     private func tokenize() throws {
         bytes.append(contentsOf: source.utf8)
-        let attributeAware = environment.attributeSyntax != nil
+        let attributeAware = environment.hasAttributeSyntax
         try bytes.withUnsafeBufferPointer {
             try Tokenizer(bytes: $0, attributeAware: attributeAware).tokenize(into: &tokens)
         }
@@ -53,7 +54,9 @@ public final class LiquidParser {
     /// that one is busy (a parse started during another).
     static func make(source: String, environment: LiquidEnvironment, name: String?) throws -> LiquidParser {
         guard let parser = slot.take() else { return try LiquidParser(source: source, environment: environment, name: name) }
-        (parser.environment, parser.source, parser.name, parser.text) = (environment, source, name, source[...])
+        if !parser.environment.isSame(as: environment) { parser.environment = environment }
+        parser.source = source
+        parser.name = name
         try parser.tokenize()
         return parser
     }
@@ -71,7 +74,6 @@ public final class LiquidParser {
         else { return }
         parser.source = ""
         parser.name = nil
-        parser.text = ""
         parser.bytes.removeAll(keepingCapacity: true)
         parser.tokens.removeAll(keepingCapacity: true)
         (parser.textBase, parser.position, parser.depth, parser.inLiquidTag) = (0, 0, 0, false)
@@ -91,9 +93,14 @@ public final class LiquidParser {
 
     /// The text between source offsets `a` and `b`.
     private func slice(_ a: Int, _ b: Int) -> Substring {
-        let utf8 = text.utf8
-        let start = utf8.index(utf8.startIndex, offsetBy: a - textBase)
-        return text[start..<utf8.index(start, offsetBy: b - a)]
+        if inLiquidTag {
+            let utf8 = text.utf8
+            let start = utf8.index(utf8.startIndex, offsetBy: a - textBase)
+            return text[start..<utf8.index(start, offsetBy: b - a)]
+        }
+        let utf8 = source.utf8
+        let start = utf8.index(utf8.startIndex, offsetBy: a)
+        return source[start..<utf8.index(start, offsetBy: b - a)]
     }
 
     /// The bytes between source offsets `a` and `b`, as a string.
@@ -131,7 +138,7 @@ public final class LiquidParser {
                 body.append(node, at: offset)
             case .tag:
                 let tagName = tagName(token)
-                if terminators.contains(tagName) { return (body, tagToken(token, name: tagName)) }
+                if terminators.contains(tagName) { return (consume body, tagToken(token, name: tagName)) }
                 if tagName.isEmpty {
                     throw LiquidError.Reason.syntax("tag '\(strippedContent(token))' has no name").at(offset)
                 }
@@ -151,7 +158,7 @@ public final class LiquidParser {
                 body.append(node, at: offset)
             }
         }
-        return (body, nil)
+        return (consume body, nil)
     }
 
     /// Parses a block's body up to one of `terminators`; a missing end tag is an error naming `blockName`.

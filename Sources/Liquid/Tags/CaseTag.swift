@@ -3,10 +3,15 @@
 struct CaseTag: LiquidTag {
     let name = "case"
 
-    struct Node: LiquidNode {
+    /// A class: see ``ForTag/Node``.
+    final class Node: LiquidNode {
         let subject: LiquidExpression
         let branches: [CaseBranch]
         let isBlank: Bool
+
+        init(subject: LiquidExpression, branches: [CaseBranch], isBlank: Bool) {
+            (self.subject, self.branches, self.isBlank) = (subject, branches, isBlank)
+        }
 
         func render(_ context: RenderContext) throws {
             let value = try context.evaluate(subject)

@@ -163,13 +163,19 @@ struct LoopParameters: Sendable {
 struct ForTag: LiquidTag {
     let name = "for"
 
-    struct Node: LiquidNode {
+    /// A class: a node this large would sit in a heap box inside its `any LiquidNode`, copied
+    /// field by field whenever the parser moved it.
+    final class Node: LiquidNode {
         let parameters: LoopParameters
         let loopName: String
         let body: Body
         let elseBody: Body?
         let isBlank: Bool
         var variableKey: PropertyKey { parameters.variableKey }
+
+        init(parameters: LoopParameters, loopName: String, body: Body, elseBody: Body?, isBlank: Bool) {
+            (self.parameters, self.loopName, self.body, self.elseBody, self.isBlank) = (parameters, loopName, body, elseBody, isBlank)
+        }
 
         func render(_ context: RenderContext) throws {
             let collection = try context.evaluate(parameters.collection)

@@ -27,8 +27,12 @@ public struct PropertyKey: Sendable, Hashable, ExpressibleByStringLiteral, Custo
     public static func == (a: PropertyKey, b: PropertyKey) -> Bool { a.fingerprint == b.fingerprint && a.name == b.name }
     public func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
 
-    @inline(__always)
-    static func fingerprint(of name: String) -> UInt64 { fingerprint(of: name.utf8) }
+    /// (Over the string's contiguous bytes: iterating a `String.UTF8View` byte by byte costs
+    /// several times as much, and keys are fingerprinted at every parse.)
+    static func fingerprint(of name: String) -> UInt64 {
+        if let hash = name.utf8.withContiguousStorageIfAvailable({ fingerprint(of: $0) }) { return hash }
+        return fingerprint(of: name.utf8)
+    }
 
     /// FNV-1a of UTF-8 bytes.
     @inline(__always)
