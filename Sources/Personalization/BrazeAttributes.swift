@@ -31,27 +31,22 @@ public struct BrazeAttributeSyntax: LiquidAttributeSyntax {
     }
 
     public func expression(namespace: String?, name: String) throws -> LiquidExpression {
-        recorder?.record(AttributeReference(namespace: namespace, name: name))
-        func path(_ root: PropertyKey, _ first: PropertyKey, _ second: String?) -> LiquidExpression {
-            var names: [PropertyKey] = []
-            names.reserveCapacity(second == nil ? 2 : 3)
-            names.append(root)
-            names.append(first)
-            if let second { names.append(PropertyKey(second)) }
-            return .variable(VariablePath(names: names, attribute: name, namespace: namespace))
+        if let recorder { recorder.record(AttributeReference(namespace: namespace, name: name)) }
+        // (Names arrays written as literals: one allocation of the exact size each.)
+        func path(_ names: [PropertyKey]) -> LiquidExpression {
+            .variable(VariablePath(names: names, attribute: name, namespace: namespace))
         }
         guard let namespace else {
-            return path(Self.profileKey, PropertyKey(Self.standardAttributes[name] ?? name), nil)
+            return path([Self.profileKey, PropertyKey(Self.standardAttributes[name] ?? name)])
         }
         switch namespace {
         case "custom_attribute", "custom_attributes":
-            return path(Self.profileKey, Self.customAttributesKey, name)
+            return path([Self.profileKey, Self.customAttributesKey, PropertyKey(name)])
         case "content_blocks":
             return .custom(ContentBlockExpression(name: name, store: contentBlocks))
-        case _ where RenderContextDocument.namespaces.contains(namespace):
-            return path(PropertyKey(namespace), PropertyKey(name), nil)
         default:
-            return path(Self.profileKey, PropertyKey(namespace), name)
+            if let key = RenderContextDocument.namespaceKey(namespace) { return path([key, PropertyKey(name)]) }
+            return path([Self.profileKey, PropertyKey(namespace), PropertyKey(name)])
         }
     }
 }

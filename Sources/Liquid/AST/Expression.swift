@@ -149,17 +149,27 @@ public final class FilterCall: Sendable {
         self.arguments = arguments
         self.keywordArguments = keywordArguments
         self.offset = offset
-        self.arityChecked = (try? filter?.checkArity(arguments.count, offset: nil)) != nil
-        if arguments.allSatisfy({ $0.constantValue != nil }) && keywordArguments.allSatisfy({ $0.1.constantValue != nil }) {
-            var args = FilterArguments()
-            for a in arguments { args.append(a.constantValue!) }
-            for (k, e) in keywordArguments { args.keywords.append((k, e.constantValue!)) }
-            literalArguments = args
-            hasLiteralArguments = true
+        if let filter {
+            let count = arguments.count
+            self.arityChecked = count >= filter.minArguments && (filter.maxArguments.map { count <= $0 } ?? true)
         } else {
-            literalArguments = FilterArguments()
-            hasLiteralArguments = false
+            self.arityChecked = false
         }
+        // Literal arguments evaluated once, here (one pass, no closures: this runs per filter call).
+        var args = FilterArguments()
+        var literal = true
+        for a in arguments {
+            guard case .literal(let v) = a else { literal = false; break }
+            args.append(v)
+        }
+        if literal && !keywordArguments.isEmpty {
+            for (k, e) in keywordArguments {
+                guard case .literal(let v) = e else { literal = false; break }
+                args.keywords.append((k, v))
+            }
+        }
+        literalArguments = literal ? args : FilterArguments()
+        hasLiteralArguments = literal
     }
 }
 

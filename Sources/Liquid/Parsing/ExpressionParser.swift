@@ -19,6 +19,8 @@ public struct MarkupStream: ~Copyable {
     /// The environment's tags, filters and attribute syntax, kept alive by the parser for as
     /// long as the stream exists (a noncopyable value that never outlives its parse).
     private let unmanagedRegistry: Unmanaged<LiquidEnvironment.Registry>
+    /// This thread's key table (names longer than a small string are shared through it).
+    private let interner: Unmanaged<KeyInterner>
     /// The environment's nesting limit.
     let nestingDepth: Int
     let lax: Bool
@@ -26,7 +28,8 @@ public struct MarkupStream: ~Copyable {
     let markupOffset: Int
 
     /// A stream with no markup yet (``lex(_:)`` reads it); `bytes` and `tokens` are buffers to reuse.
-    init(offset: Int, environment: LiquidEnvironment, lax: Bool, bytes: consuming [UInt8] = [], tokens: consuming [MarkupToken] = []) {
+    init(offset: Int, environment: LiquidEnvironment, lax: Bool, interner: Unmanaged<KeyInterner>, bytes: consuming [UInt8] = [], tokens: consuming [MarkupToken] = []) {
+        self.interner = interner
         self.markupOffset = offset
         self.unmanagedRegistry = Unmanaged.passUnretained(environment.registry)
         self.nestingDepth = environment.limits.nestingDepth
@@ -86,6 +89,28 @@ public struct MarkupStream: ~Copyable {
             return string(a, b)
         default: return string(token.start, token.end)
         }
+    }
+
+    /// The bytes `a..<b` as a property key: names of up to 64 bytes come from this thread's
+    /// ``KeyInterner`` (an attribute name in many templates is one string, and a string a
+    /// recipient's JSON keys share).
+    func internedKey(_ a: Int, _ b: Int) -> PropertyKey {
+        bytes.withUnsafeBufferPointer { all in
+            let slice = UnsafeBufferPointer(rebasing: all[a..<b])
+            if slice.count > 64 {
+                return PropertyKey(String(decoding: slice, as: UTF8.self), fingerprint: PropertyKey.fingerprint(of: slice))
+            }
+            return interner._withUnsafeGuaranteedRef { $0.key(slice) }
+        }
+    }
+
+    /// An identifier's or an attribute's name (see ``internedKey(_:_:)``).
+    func name(of token: MarkupToken) -> String {
+        guard token.kind == .attribute else { return internedKey(token.start, token.end).name }
+        var a = token.start + 2, b = token.end - 1
+        while a < b && isSpace(bytes[a]) { a += 1 }
+        while b > a && isSpace(bytes[b - 1]) { b -= 1 }
+        return internedKey(a, b).name
     }
 
     /// `true` when `token` is the identifier `word`.
@@ -223,7 +248,7 @@ public struct MarkupStream: ~Copyable {
         case .attribute:
             guard withRegistry({ $0.hasAttributeSyntax }) else { throw unexpected("an expression") }
             advance()
-            let name = text(of: token)
+            let name = name(of: token)
             return try attributePath(try withRegistry { try $0.syntax.expression(namespace: nil, name: name) }, start: start)
         case .openOutput:
             guard withRegistry({ $0.hasAttributeSyntax }) else { throw unexpected("an expression") }
@@ -236,7 +261,7 @@ public struct MarkupStream: ~Copyable {
             if next == .dot, peek(2) == .attribute, withRegistry({ $0.hasAttributeSyntax }) {
                 let attribute = tokens[position + 2]
                 advance(); advance(); advance()
-                let (namespace, name) = (text(of: token), text(of: attribute))
+                let (namespace, name) = (name(of: token), name(of: attribute))
                 return try attributePath(try withRegistry { try $0.syntax.expression(namespace: namespace, name: name) }, start: start)
             }
             if next != .dot && next != .lbracket {
@@ -262,12 +287,7 @@ public struct MarkupStream: ~Copyable {
     }
 
     /// An identifier token's name as a property key (fingerprinted from the bytes).
-    private func key(_ token: MarkupToken) -> PropertyKey {
-        bytes.withUnsafeBufferPointer { b in
-            let slice = UnsafeBufferPointer(rebasing: b[token.start..<token.end])
-            return PropertyKey(String(decoding: slice, as: UTF8.self), fingerprint: PropertyKey.fingerprint(of: slice))
-        }
-    }
+    private func key(_ token: MarkupToken) -> PropertyKey { internedKey(token.start, token.end) }
 
     /// Continues an attribute's path with lookups written after it: `custom_attribute.${a}[0].goal`.
     private mutating func attributePath(_ base: LiquidExpression, start: Int) throws -> LiquidExpression {

@@ -28,6 +28,8 @@ public final class LiquidParser {
     /// Markup buffers reused from one tag or output to the next.
     private var spareMarkupBytes: [UInt8] = []
     private var spareMarkupTokens: [MarkupToken] = []
+    /// This thread's key table, looked up when a parse starts (the parse runs on that thread).
+    private var interner = Unmanaged.passUnretained(KeyInterner.current)
 
     /// A parser for `source`, tokenized.
     init(source: String, environment: LiquidEnvironment, name: String?) throws {
@@ -57,6 +59,7 @@ public final class LiquidParser {
         if !parser.environment.isSame(as: environment) { parser.environment = environment }
         parser.source = source
         parser.name = name
+        parser.interner = Unmanaged.passUnretained(KeyInterner.current)
         try parser.tokenize()
         return parser
     }
@@ -228,7 +231,7 @@ public final class LiquidParser {
         swap(&bytes, &spareMarkupBytes)
         swap(&tokens, &spareMarkupTokens)
         // (Made first and read in the `do`: a throwing initializer made the stream be copied.)
-        var stream = MarkupStream(offset: offset, environment: environment, lax: lax, bytes: consume bytes, tokens: consume tokens)
+        var stream = MarkupStream(offset: offset, environment: environment, lax: lax, interner: interner, bytes: consume bytes, tokens: consume tokens)
         let result: T
         do {
             try stream.lex(markup)

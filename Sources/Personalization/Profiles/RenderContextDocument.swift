@@ -17,6 +17,12 @@ public struct RenderContextDocument: Sendable {
     public static let namespaces = ["api_trigger_properties", "canvas_entry_properties", "event_properties", "context", "campaign", "canvas"]
     /// The keys of a document, with their fingerprints computed once (documents are checked per recipient).
     private static let namespaceKeys = namespaces.map { PropertyKey($0) }
+
+    /// The key of the document namespace `name` (`api_trigger_properties`...), or `nil`.
+    static func namespaceKey(_ name: String) -> PropertyKey? {
+        guard let i = namespaces.firstIndex(of: name) else { return nil }
+        return namespaceKeys[i]
+    }
     private static let profileKey = PropertyKey("profile")
     private static let nowKey = PropertyKey("now")
     private static let externalIDKey = PropertyKey("external_id")
