@@ -91,13 +91,8 @@ public struct LiquidEnvironment: Sendable {
         registry === other.registry && errorMode == other.errorMode && limits == other.limits && strictFilters == other.strictFilters
     }
 
-    /// `true` when the environment has a ``attributeSyntax`` (read without copying it).
+    /// `true` when the environment has an ``attributeSyntax`` (read without copying it).
     var hasAttributeSyntax: Bool { registry.hasAttributeSyntax }
-
-    /// The dialect's expression for `namespace.${name}`; the syntax must exist.
-    func attributeExpression(namespace: String?, name: String) throws -> LiquidExpression {
-        try registry.syntax.expression(namespace: namespace, name: name)
-    }
 
     /// Standard Liquid's: `${` is not an expression.
     private struct NoAttributeSyntax: LiquidAttributeSyntax {
