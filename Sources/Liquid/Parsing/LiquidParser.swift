@@ -28,8 +28,6 @@ public final class LiquidParser {
     /// Markup buffers reused from one tag or output to the next.
     private var spareMarkupBytes: [UInt8] = []
     private var spareMarkupTokens: [MarkupToken] = []
-    /// This thread's key table, looked up when a parse starts (the parse runs on that thread).
-    private var interner = Unmanaged.passUnretained(KeyInterner.current)
 
     /// A parser for `source`, tokenized.
     init(source: String, environment: LiquidEnvironment, name: String?) throws {
@@ -59,7 +57,6 @@ public final class LiquidParser {
         if !parser.environment.isSame(as: environment) { parser.environment = environment }
         parser.source = source
         parser.name = name
-        parser.interner = Unmanaged.passUnretained(KeyInterner.current)
         try parser.tokenize()
         return parser
     }
@@ -231,6 +228,9 @@ public final class LiquidParser {
         swap(&bytes, &spareMarkupBytes)
         swap(&tokens, &spareMarkupTokens)
         // (Made first and read in the `do`: a throwing initializer made the stream be copied.)
+        // This thread's key table, looked up per markup: a parser a tag kept could be asked to
+        // parse on another thread, after this one (and its table) ended.
+        let interner = Unmanaged.passUnretained(KeyInterner.current)
         var stream = MarkupStream(offset: offset, environment: environment, lax: lax, interner: interner, bytes: consume bytes, tokens: consume tokens)
         let result: T
         do {
