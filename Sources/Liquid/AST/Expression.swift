@@ -149,12 +149,7 @@ public final class FilterCall: Sendable {
         self.arguments = arguments
         self.keywordArguments = keywordArguments
         self.offset = offset
-        if let filter {
-            let count = arguments.count
-            self.arityChecked = count >= filter.minArguments && (filter.maxArguments.map { count <= $0 } ?? true)
-        } else {
-            self.arityChecked = false
-        }
+        self.arityChecked = filter?.accepts(argumentCount: arguments.count) ?? false
         // Literal arguments evaluated once, here (one pass, no closures: this runs per filter call).
         var args = FilterArguments()
         var literal = true

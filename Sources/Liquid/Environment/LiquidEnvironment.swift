@@ -87,6 +87,7 @@ public struct LiquidEnvironment: Sendable {
     private(set) var registry: Registry
 
     /// `true` when `other` has the same registry, mode and limits (so a parser keeps its copy).
+    /// Compares every stored property: one added to the environment belongs here too.
     func isSame(as other: LiquidEnvironment) -> Bool {
         registry === other.registry && errorMode == other.errorMode && limits == other.limits && strictFilters == other.strictFilters
     }

@@ -34,8 +34,13 @@ public final class LiquidFilter: Sendable {
         self.appendToOutput = appendToOutput
     }
 
+    /// `true` when the filter takes `count` positional arguments.
+    func accepts(argumentCount count: Int) -> Bool {
+        count >= minArguments && (maxArguments.map { count <= $0 } ?? true)
+    }
+
     func checkArity(_ count: Int, offset: Int?) throws {
-        if count < minArguments || (maxArguments.map { count > $0 } ?? false) {
+        if !accepts(argumentCount: count) {
             let expected: String
             if let maxArguments, maxArguments == minArguments { expected = "\(minArguments)" }
             else if let maxArguments { expected = "\(minArguments) to \(maxArguments)" }

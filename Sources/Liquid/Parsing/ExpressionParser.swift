@@ -62,6 +62,9 @@ public struct MarkupStream: ~Copyable {
         try unmanagedRegistry._withUnsafeGuaranteedRef(body)
     }
 
+    /// `true` when the environment has a dialect's `${...}` attribute syntax.
+    private var hasAttributeSyntax: Bool { withRegistry { $0.hasAttributeSyntax } }
+
     var current: MarkupToken { tokens[position] }
     /// The source offset of the current token.
     public var offset: Int { markupOffset + tokens[position].start }
@@ -82,34 +85,32 @@ public struct MarkupStream: ~Copyable {
         switch token.kind {
         case .string: return string(token.start + 1, token.end - 1)
         case .attribute:
-            // `${ name }`: the name without the whitespace around it.
-            var a = token.start + 2, b = token.end - 1
-            while a < b && isSpace(bytes[a]) { a += 1 }
-            while b > a && isSpace(bytes[b - 1]) { b -= 1 }
+            let (a, b) = attributeName(token)
             return string(a, b)
         default: return string(token.start, token.end)
         }
     }
 
-    /// The bytes `a..<b` as a property key: names of up to 64 bytes come from this thread's
-    /// ``KeyInterner`` (an attribute name in many templates is one string, and a string a
-    /// recipient's JSON keys share).
+    /// Where an attribute token's name lies: `${ name }` without the whitespace around it.
+    private func attributeName(_ token: MarkupToken) -> (Int, Int) {
+        var a = token.start + 2, b = token.end - 1
+        while a < b && isSpace(bytes[a]) { a += 1 }
+        while b > a && isSpace(bytes[b - 1]) { b -= 1 }
+        return (a, b)
+    }
+
+    /// The bytes `a..<b` as a property key, from this thread's ``KeyInterner`` (an attribute
+    /// name in many templates is one string, and a string a recipient's JSON keys share).
     func internedKey(_ a: Int, _ b: Int) -> PropertyKey {
         bytes.withUnsafeBufferPointer { all in
-            let slice = UnsafeBufferPointer(rebasing: all[a..<b])
-            if slice.count > 64 {
-                return PropertyKey(String(decoding: slice, as: UTF8.self), fingerprint: PropertyKey.fingerprint(of: slice))
-            }
-            return interner._withUnsafeGuaranteedRef { $0.key(slice) }
+            interner._withUnsafeGuaranteedRef { $0.key(UnsafeBufferPointer(rebasing: all[a..<b])) }
         }
     }
 
     /// An identifier's or an attribute's name (see ``internedKey(_:_:)``).
     func name(of token: MarkupToken) -> String {
         guard token.kind == .attribute else { return internedKey(token.start, token.end).name }
-        var a = token.start + 2, b = token.end - 1
-        while a < b && isSpace(bytes[a]) { a += 1 }
-        while b > a && isSpace(bytes[b - 1]) { b -= 1 }
+        let (a, b) = attributeName(token)
         return internedKey(a, b).name
     }
 
@@ -246,19 +247,19 @@ public struct MarkupStream: ~Copyable {
             }
             return .range(lo, hi)
         case .attribute:
-            guard withRegistry({ $0.hasAttributeSyntax }) else { throw unexpected("an expression") }
+            guard hasAttributeSyntax else { throw unexpected("an expression") }
             advance()
             let name = name(of: token)
             return try attributePath(try withRegistry { try $0.syntax.expression(namespace: nil, name: name) }, start: start)
         case .openOutput:
-            guard withRegistry({ $0.hasAttributeSyntax }) else { throw unexpected("an expression") }
+            guard hasAttributeSyntax else { throw unexpected("an expression") }
             advance()
             let inner = try filteredExpression(nested: true)
             try expect(.closeOutput, "'}}'")
             return inner.filters.isEmpty ? inner.expression : .filtered(inner)
         case .identifier:
             let next = peek()
-            if next == .dot, peek(2) == .attribute, withRegistry({ $0.hasAttributeSyntax }) {
+            if next == .dot, peek(2) == .attribute, hasAttributeSyntax {
                 let attribute = tokens[position + 2]
                 advance(); advance(); advance()
                 let (namespace, name) = (name(of: token), name(of: attribute))

@@ -93,14 +93,14 @@ public final class LiquidParser {
 
     /// The text between source offsets `a` and `b`.
     private func slice(_ a: Int, _ b: Int) -> Substring {
-        if inLiquidTag {
-            let utf8 = text.utf8
-            let start = utf8.index(utf8.startIndex, offsetBy: a - textBase)
-            return text[start..<utf8.index(start, offsetBy: b - a)]
-        }
-        let utf8 = source.utf8
+        inLiquidTag ? Self.slice(text, a - textBase, b - textBase) : Self.slice(source, a, b)
+    }
+
+    /// The UTF-8 offsets `a..<b` of `text`.
+    private static func slice<Text: StringProtocol>(_ text: Text, _ a: Int, _ b: Int) -> Substring where Text.SubSequence == Substring {
+        let utf8 = text.utf8
         let start = utf8.index(utf8.startIndex, offsetBy: a)
-        return source[start..<utf8.index(start, offsetBy: b - a)]
+        return text[start..<utf8.index(start, offsetBy: b - a)]
     }
 
     /// The bytes between source offsets `a` and `b`, as a string.
@@ -138,6 +138,7 @@ public final class LiquidParser {
                 body.append(node, at: offset)
             case .tag:
                 let tagName = tagName(token)
+                // (`consume`: the body moves out; returned plainly it was copied, its arrays retained.)
                 if terminators.contains(tagName) { return (consume body, tagToken(token, name: tagName)) }
                 if tagName.isEmpty {
                     throw LiquidError.Reason.syntax("tag '\(strippedContent(token))' has no name").at(offset)

@@ -4,9 +4,9 @@ import Glibc
 import Darwin
 #endif
 
-/// A per-thread table of recently seen object keys (see ``JSONValueParser``): the same key in
-/// thousands of documents becomes one string, so parsing allocates nothing for it and a lookup
-/// compares against memory already in cache.
+/// A per-thread table of recently seen object keys (see ``JSONValueParser``) and template names
+/// (see ``MarkupStream``): the same key in thousands of documents becomes one string, so parsing
+/// allocates nothing for it and a lookup compares against memory already in cache.
 final class KeyInterner {
     private static let size = 512
     private static let slot = ThreadSlot<KeyInterner>()
@@ -35,11 +35,14 @@ final class KeyInterner {
         return interner
     }
 
-    /// The key for the UTF-8 `bytes` of an object key.
+    /// Names longer than this are not kept (a table entry would hold a long string alive).
+    private static let longest = 64
+
+    /// The key for the UTF-8 `bytes` of an object key or a template's name.
     func key(_ bytes: UnsafeBufferPointer<UInt8>) -> PropertyKey {
         let fingerprint = PropertyKey.fingerprint(of: bytes)
-        if bytes.count <= 15 {
-            // Small strings live inline: nothing to share.
+        if bytes.count <= 15 || bytes.count > Self.longest {
+            // Small strings live inline: nothing to share; long ones are not kept.
             return PropertyKey(String(decoding: bytes, as: UTF8.self), fingerprint: fingerprint)
         }
         let slot = Int(truncatingIfNeeded: fingerprint ^ (fingerprint >> 29)) & (Self.size - 1)
