@@ -22,8 +22,11 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
+        // The calling thread's stack bounds (pthread_getattr_np), for the engine's stack guard.
+        .target(name: "CStackBounds"),
         .target(
             name: "Liquid",
+            dependencies: ["CStackBounds"],
             // Release builds skip dynamic exclusivity checks on the render context: each render
             // owns its context on one thread, and the checks cost ~8% of a field render.
             swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]

@@ -75,7 +75,8 @@ public enum HTTPClient {
             // libcurl removes a header given as "Name:"; "Name;" sends it with an empty value.
             lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
-        let timeoutMilliseconds = max(1, Int((timeout * 1000).rounded(.up)))
+        // At least a millisecond, at most a day (and not a trap for Infinity or NaN).
+        let timeoutMilliseconds = timeout.isNaN ? 1 : Int(min(max(timeout * 1000, 1), 86_400_000).rounded(.up))
         var response = pl_http_response()
         let outcome = withCStrings(lines) { headers in
             request.url.withCString { url in

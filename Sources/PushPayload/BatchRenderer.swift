@@ -3,9 +3,11 @@ import Liquid
 import Personalization
 
 /// Renders a campaign for a stream of recipients: NDJSON render context documents in, one
-/// JSON result a line out, in input order. Lines are rendered in chunks on every core; memory
-/// stays bounded by the chunk size, whatever the input's length. A malformed line gives a
-/// `failed` line and the batch goes on.
+/// JSON result line out for every input line, in input order, each naming its input line.
+/// Lines are rendered in chunks on every core; memory stays bounded by the chunk size and
+/// ``maxLineBytes``, whatever the input's length. A malformed line, a line over
+/// ``maxLineBytes`` or a recipient whose render fails (an error, a limit) gives a `failed`
+/// result with its reason, a blank line a `skipped` one, and the batch goes on.
 public struct BatchRenderer: Sendable {
     /// The compiled campaign.
     public let campaign: CompiledCampaign
@@ -17,36 +19,66 @@ public struct BatchRenderer: Sendable {
     /// longer line gets a larger buffer). Buffers are reused from chunk to chunk.
     public var chunkBytes: Int
 
+    /// The longest input line read (4 MiB): a longer one is a `failed` result, its bytes
+    /// dropped as they are read rather than held.
+    public var maxLineBytes: Int
+    /// The first input line rendered (1-based): the lines before it are read, counted and
+    /// dropped, so that a run resumed after an interruption numbers its results as the first
+    /// run would have.
+    public var firstLine: Int
+
     /// Workers rendering in parallel, each with its own compiled copy of the campaign.
     let workers: [CompiledCampaign]
 
     /// A renderer for `campaign` on `platform`, using every core.
     public init(campaign: CompiledCampaign, platform: Platform, chunkSize: Int = 4096, chunkBytes: Int = 1 << 20,
+                maxLineBytes: Int = 4 << 20, firstLine: Int = 1,
                 workers: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.campaign = campaign
         self.platform = platform
         self.chunkSize = max(1, chunkSize)
         self.chunkBytes = max(64, chunkBytes)
+        self.maxLineBytes = max(1, maxLineBytes)
+        self.firstLine = max(1, firstLine)
         var copies = [campaign]
         for _ in 1..<max(1, workers) { copies.append((try? campaign.recompiled()) ?? campaign) }
         self.workers = copies
     }
 
-    /// Counts of one batch.
+    /// Counts of one batch: one per result line.
     public struct Summary: Sendable, Equatable {
         /// Lines rendered.
         public var rendered = 0
         /// Lines whose message aborted.
         public var aborted = 0
-        /// Lines that failed (malformed or errors).
+        /// Lines that failed (malformed, too long, a render error or limit).
         public var failed = 0
-        /// All lines.
-        public var lines: Int { rendered + aborted + failed }
+        /// Blank lines (no document; a `skipped` result).
+        public var skipped = 0
+        /// All lines with a result.
+        public var lines: Int { rendered + aborted + failed + skipped }
         /// Counts.
-        public init(rendered: Int = 0, aborted: Int = 0, failed: Int = 0) {
+        public init(rendered: Int = 0, aborted: Int = 0, failed: Int = 0, skipped: Int = 0) {
             self.rendered = rendered
             self.aborted = aborted
             self.failed = failed
+            self.skipped = skipped
+        }
+
+        mutating func count(_ status: Status) {
+            switch status {
+            case .rendered: rendered += 1
+            case .aborted: aborted += 1
+            case .failed: failed += 1
+            case .skipped: skipped += 1
+            }
+        }
+
+        mutating func add(_ other: Summary) {
+            rendered += other.rendered
+            aborted += other.aborted
+            failed += other.failed
+            skipped += other.skipped
         }
     }
 
@@ -61,7 +93,7 @@ public struct BatchRenderer: Sendable {
 
     /// How a line ended.
     enum Status: String {
-        case rendered, aborted, failed
+        case rendered, aborted, failed, skipped
     }
 
     /// What a worker reuses from line to line: a writer to build the payload in, and the
@@ -79,6 +111,12 @@ public struct BatchRenderer: Sendable {
         out.beginObject()
         out.key("line")
         out.value(.int(number))
+        if isBlankLine(buffer[range]) {
+            out.key("status"); out.string(Status.skipped.rawValue)
+            out.key("reason"); out.string("blank line")
+            out.endObject()
+            return .skipped
+        }
         out.key("external_id")
         let document: RenderContextDocument
         do {
@@ -163,6 +201,17 @@ public struct BatchRenderer: Sendable {
         }
     }
 
+    /// The result of an input line longer than ``maxLineBytes`` (its bytes were not kept).
+    func tooLongLine(number: Int, into out: inout JSONTextWriter) -> Status {
+        out.beginObject()
+        out.key("line"); out.value(.int(number))
+        out.key("external_id"); out.null()
+        out.key("status"); out.string(Status.failed.rawValue)
+        out.key("error"); out.string("line \(number): longer than \(maxLineBytes) bytes (the line limit); not read")
+        out.endObject()
+        return .failed
+    }
+
     /// Starts rendering `job`: each worker renders one contiguous slice with its own campaign
     /// copy and writes only its own result slot.
     private func start(_ job: Job) {
@@ -178,10 +227,11 @@ public struct BatchRenderer: Sendable {
                 var scratch = Scratch()
                 var summary = Summary()
                 for k in lines {
-                    switch renderer.renderLine(job.buffer, job.starts[k]..<job.ends[k], number: job.numbers[k], with: copy, into: &out, scratch: &scratch) {
-                    case .rendered: summary.rendered += 1
-                    case .aborted: summary.aborted += 1
-                    case .failed: summary.failed += 1
+                    if job.ends[k] < 0 {
+                        summary.count(renderer.tooLongLine(number: job.numbers[k], into: &out))
+                    } else {
+                        summary.count(renderer.renderLine(job.buffer, job.starts[k]..<job.ends[k], number: job.numbers[k], with: copy,
+                                                          into: &out, scratch: &scratch))
                     }
                     out.endLine()
                 }
@@ -192,10 +242,11 @@ public struct BatchRenderer: Sendable {
 
     /// Reads NDJSON with `read` (which fills the buffer it is given from the start and returns
     /// how many bytes it put there, 0 at the end of the input) and writes each chunk's result
-    /// lines (newline-terminated, in input order) with `write`; `progress` is called after each
-    /// chunk. At most two chunks are in memory: the one rendering and the one being read or
-    /// written. An error thrown by `read` or `write` ends the run (after the chunk rendering
-    /// has finished) and is rethrown.
+    /// lines (newline-terminated, in input order, one for every input line from ``firstLine``
+    /// on) with `write`; `progress` is called after each chunk. At most two chunks are in
+    /// memory: the one rendering and the one being read or written. An error thrown by `read`
+    /// or `write` ends the run (after the chunk rendering has finished) and is rethrown; the
+    /// results written before it are whole lines (each chunk's are written in order).
     public func run(read: (UnsafeMutableRawBufferPointer) throws -> Int, write: (UnsafeRawBufferPointer) throws -> Void,
                     progress: (Summary) -> Void = { _ in }) rethrows -> Summary {
         var summary = Summary()
@@ -204,13 +255,14 @@ public struct BatchRenderer: Sendable {
         defer { rendering?.group.wait() }
         var spare: Job?
         var atEnd = false
+        /// Inside a line longer than `maxLineBytes`: its bytes are dropped as they are read,
+        /// across chunks, until its newline.
+        var discarding = false
 
         func output(_ job: Job) throws {
             for w in 0..<job.results.count where !job.results[w].json.bytes.isEmpty {
                 try job.results[w].json.bytes.withUnsafeBytes { try write($0) }
-                summary.rendered += job.results[w].summary.rendered
-                summary.aborted += job.results[w].summary.aborted
-                summary.failed += job.results[w].summary.failed
+                summary.add(job.results[w].summary)
             }
             progress(summary)
         }
@@ -223,8 +275,8 @@ public struct BatchRenderer: Sendable {
             job.filled += min(max(got, 0), job.buffer.count - job.filled)
             return got > 0
         }
-        /// The next chunk's lines (blank lines skipped, though counted) in `job`, which starts
-        /// with `carry` (the part of a line the previous chunk's buffer ended with); nil at the end.
+        /// The next chunk's lines in `job`, which starts with `carry` (the part of a line the
+        /// previous chunk's buffer ended with); nil at the end.
         func nextChunk(into job: Job, carry: ArraySlice<UInt8>) throws -> Job? {
             job.reset()
             if job.buffer.count < carry.count + chunkBytes { job.buffer = [UInt8](repeating: 0, count: carry.count + chunkBytes) }
@@ -232,14 +284,14 @@ public struct BatchRenderer: Sendable {
             job.filled = carry.count
             var lineStart = 0
             var scanned = 0  // no newline in buffer[lineStart..<scanned]
-            /// Counts the input line `buffer[lineStart..<end]` and takes it unless it is blank.
+            /// Counts an input line and takes it, `buffer[lineStart..<end]` (or, with `end` -1,
+            /// a line too long to keep), unless it comes before `firstLine`.
             func takeLine(to end: Int) {
                 number += 1
-                if !isBlankLine(job.buffer[lineStart..<end]) {
-                    job.starts.append(lineStart)
-                    job.ends.append(end)
-                    job.numbers.append(number)
-                }
+                guard number >= firstLine else { return }
+                job.starts.append(end < 0 ? 0 : lineStart)
+                job.ends.append(end)
+                job.numbers.append(number)
             }
             while job.count < chunkSize {
                 let lineEnd = job.buffer.withUnsafeBufferPointer { buf -> Int? in
@@ -247,33 +299,45 @@ public struct BatchRenderer: Sendable {
                           let found = memchr(base + scanned, 0x0A, job.filled - scanned) else { return nil }
                     return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
                 }
-                guard let lineEnd else {
-                    scanned = job.filled
-                    if job.filled == job.buffer.count {
-                        // A full buffer with whole lines in it ends the chunk; the rest is carried.
-                        if job.count > 0 { break }
-                        // Only blank lines so far: they are dropped, not kept growing the buffer.
-                        if lineStart > 0 {
-                            job.buffer.withUnsafeMutableBytes { raw in
-                                raw.baseAddress!.copyMemory(from: raw.baseAddress! + lineStart, byteCount: job.filled - lineStart)
-                            }
-                            job.filled -= lineStart
-                            scanned = job.filled
-                            lineStart = 0
-                        }
-                    }
-                    if !atEnd, try fill(job) { continue }
-                    atEnd = true
-                    // The last line, without a newline.
-                    if lineStart < job.filled {
-                        takeLine(to: job.filled)
-                        lineStart = job.filled
-                    }
-                    break
+                if let lineEnd {
+                    takeLine(to: discarding ? -1 : lineEnd)
+                    discarding = false
+                    lineStart = lineEnd + 1
+                    scanned = lineStart
+                    continue
                 }
-                takeLine(to: lineEnd)
-                lineStart = lineEnd + 1
-                scanned = lineStart
+                // No newline in buffer[lineStart..<filled]: a line still being read.
+                if !discarding && job.filled - lineStart > maxLineBytes { discarding = true }
+                if discarding {
+                    // Its bytes are dropped; a chunk with lines in it ends rather than reading
+                    // the rest into a sliver of buffer (the next chunk goes on dropping).
+                    job.filled = lineStart
+                    if job.count > 0 && job.buffer.count - lineStart < 1 << 16 { break }
+                }
+                scanned = job.filled
+                if job.filled == job.buffer.count {
+                    // A full buffer with whole lines in it ends the chunk; the rest is carried.
+                    if job.count > 0 { break }
+                    // Nothing taken (lines before `firstLine`): they are dropped, not kept
+                    // growing the buffer.
+                    if lineStart > 0 {
+                        job.buffer.withUnsafeMutableBytes { raw in
+                            raw.baseAddress!.copyMemory(from: raw.baseAddress! + lineStart, byteCount: job.filled - lineStart)
+                        }
+                        job.filled -= lineStart
+                        scanned = job.filled
+                        lineStart = 0
+                    }
+                }
+                if !atEnd, try fill(job) { continue }
+                atEnd = true
+                // The last line, without a newline.
+                if discarding || lineStart < job.filled {
+                    takeLine(to: discarding ? -1 : job.filled)
+                    discarding = false
+                    lineStart = job.filled
+                }
+                break
             }
             // What follows the chunk's lines goes to the next chunk.
             job.carryStart = lineStart
@@ -284,7 +348,7 @@ public struct BatchRenderer: Sendable {
             let fresh = spare ?? Job(bytes: chunkBytes, lines: min(chunkSize, 1 << 16), workers: workers.count)
             spare = nil
             let carry = rendering.map { $0.buffer[$0.carryStart..<$0.filled] } ?? []
-            let next = atEnd && carry.isEmpty ? nil : try nextChunk(into: fresh, carry: carry)
+            let next = atEnd && carry.isEmpty && !discarding ? nil : try nextChunk(into: fresh, carry: carry)
             if next == nil { spare = fresh }
             let previous = rendering
             previous?.group.wait()
@@ -330,7 +394,7 @@ public struct BatchRenderer: Sendable {
 }
 
 /// `true` for a line of NDJSON input that holds no document: empty, or only spaces, tabs and a
-/// carriage return. Such lines are skipped (and still counted for line numbers).
+/// carriage return. Such a line's result is `skipped`.
 func isBlankLine(_ line: ArraySlice<UInt8>) -> Bool {
     line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
 }

@@ -103,8 +103,25 @@ struct CampaignReader {
         return CampaignField(name: name, key: key, source: s.string, line: s.mark?.line ?? 1, column: s.mark?.column ?? 1, style: style)
     }
 
-    /// A YAML value as a Liquid value (mappings keep their order).
+    /// The most YAML nodes one preview value may expand to. A YAML alias refers to a node
+    /// written elsewhere, so that a short file could otherwise stand for billions of them.
+    static let maxValueNodes = 100_000
+    /// The deepest a preview value may nest.
+    static let maxValueDepth = 100
+
+    /// A YAML value as a Liquid value (mappings keep their order), at most ``maxValueNodes``
+    /// nodes (aliases expanded) and ``maxValueDepth`` levels.
     func value(_ node: Node) throws -> LiquidValue {
+        var budget = Self.maxValueNodes
+        return try value(node, depth: 0, budget: &budget)
+    }
+
+    private func value(_ node: Node, depth: Int, budget: inout Int) throws -> LiquidValue {
+        budget -= 1
+        if budget < 0 {
+            throw error(node, "this value expands to more than \(Self.maxValueNodes) YAML nodes (through aliases?); the limit keeps a small file from taking the machine's memory")
+        }
+        if depth > Self.maxValueDepth { throw error(node, "values nested more than \(Self.maxValueDepth) deep") }
         switch node {
         case .scalar(let s):
             if s.style != .plain { return .string(s.string) }
@@ -113,10 +130,10 @@ struct CampaignReader {
             if let i = Int.construct(from: s) { return .int(i) }
             if let d = Double.construct(from: s), s.string.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) { return .double(d) }
             return .string(s.string)
-        case .sequence(let seq): return .array(try seq.map(value))
+        case .sequence(let seq): return .array(try seq.map { try value($0, depth: depth + 1, budget: &budget) })
         case .mapping:
             var o = LiquidObject()
-            for (k, _, v) in try mapping(node, "a mapping", allowed: nil) { o[k] = try value(v) }
+            for (k, _, v) in try mapping(node, "a mapping", allowed: nil) { o[k] = try value(v, depth: depth + 1, budget: &budget) }
             return .object(o)
         case .alias: throw error(node, "YAML aliases are not supported in campaign files")
         }

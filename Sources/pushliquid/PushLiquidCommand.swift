@@ -9,7 +9,8 @@ struct PushLiquidCommand: ParsableCommand {
         abstract: "Preview, check and render Liquid push campaigns (Braze dialect).",
         discussion: """
             Campaigns live in Templates/<name>.yml, user profiles (Braze user exports) in Profiles/.
-            Exit codes: 0 success, 1 template or data error, 2 usage error, 3 message aborted (render).
+            Exit codes: 0 success, 1 template or data error, 2 usage error, 3 message aborted (render),
+            4 batch finished with failed lines.
             """,
         subcommands: [Preview.self, Render.self, Check.self, Batch.self, Golden.self, Conformance.self, Bench.self, RenderTemplate.self],
         defaultSubcommand: nil
@@ -73,11 +74,16 @@ func readStandardInput(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
 
 /// Writes all of `bytes` to standard output.
 func writeStandardOutput(_ bytes: UnsafeRawBufferPointer) throws {
+    try writeAll(bytes, to: 1, name: "standard output")
+}
+
+/// Writes all of `bytes` to the file descriptor `fd` (`name` in errors).
+func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, name: String) throws {
     var offset = 0
     while offset < bytes.count {
-        let n = write(1, bytes.baseAddress! + offset, bytes.count - offset)
+        let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
         if n > 0 { offset += n; continue }
         if n < 0 && errno == EINTR { continue }
-        throw ToolError(message: "error: cannot write standard output: \(String(cString: strerror(errno)))")
+        throw ToolError(message: "error: cannot write \(name): \(String(cString: strerror(errno)))")
     }
 }

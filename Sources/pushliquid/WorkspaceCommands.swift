@@ -74,10 +74,23 @@ extension PushLiquidCommand {
         static let configuration = CommandConfiguration(
             abstract: "Render a campaign for every render context document on standard input (NDJSON).",
             discussion: """
-                Writes one JSON line per input line, in input order: {"line", "external_id", "status": \
-                "rendered"|"aborted"|"failed", "payload"|"reason"|"error"}. A malformed line is a failed line. \
-                Uses every core; memory does not grow with the input. Progress goes to standard error when it is \
-                a terminal; a summary always ends the run there.
+                Writes exactly one JSON result line per input line, in input order: {"line": N, "external_id", \
+                "status": "rendered"|"aborted"|"failed"|"skipped", then "payload"|"reason"|"error"}. "line" is \
+                the input line's number (from 1). A blank line (empty, or only spaces, tabs and a carriage \
+                return) gives {"line": N, "status": "skipped", "reason": "blank line"}. A malformed line, a line \
+                longer than --max-line-bytes, or a recipient whose render fails (an error, a resource limit) \
+                gives a "failed" result with its reason, and the run goes on. Uses every core; memory does not \
+                grow with the input.
+
+                A run killed at any moment leaves whole result lines, followed by at most one partial line. \
+                To go on: --from-line (one past the "line" of the last whole result), or --output FILE \
+                --resume, which cuts a partial last line off FILE and appends from where it ended; results are \
+                numbered as in the first run.
+
+                Progress goes to standard error when it is a terminal; a summary always ends the run there. \
+                Exit status: 0 when every line rendered, aborted or was skipped; 4 when the run finished but \
+                some lines failed (0 with --allow-failures); 1 when the run could not finish (an unreadable \
+                campaign, a write error); 2 for a usage error.
                 """
         )
 
@@ -93,25 +106,78 @@ extension PushLiquidCommand {
         @Flag(name: .long, help: "Make real Connected Content requests.")
         var online = false
 
+        @Option(name: .long, help: "Write the results to this file instead of standard output.")
+        var output: String?
+
+        @Flag(name: .long, help: "With --output: keep the file's whole result lines and go on after the last one.")
+        var resume = false
+
+        @Option(name: .long, help: "The first input line to render (1-based); earlier lines are read and skipped without a result.")
+        var fromLine: Int?
+
+        @Option(name: .long, help: "The longest input line read, in bytes (a longer one is a failed result).")
+        var maxLineBytes: Int = 4 << 20
+
+        @Flag(name: .long, help: "Exit 0 even when some lines failed.")
+        var allowFailures = false
+
+        func validate() throws {
+            if resume && output == nil { throw ValidationError("--resume needs --output FILE") }
+            if resume && fromLine != nil { throw ValidationError("--resume finds the line to go on from itself; leave out --from-line") }
+            if let fromLine, fromLine < 1 { throw ValidationError("--from-line must be 1 or more, got \(fromLine)") }
+            if maxLineBytes < 1 { throw ValidationError("--max-line-bytes must be 1 or more, got \(maxLineBytes)") }
+        }
+
         func run() throws {
             var options = try RecipientOptions.parse([campaign, "--templates", templates])
             options.online = online
             let compiled = try options.compiledCampaign()
-            let renderer = BatchRenderer(campaign: compiled, platform: platform.platform)
+            var firstLine = fromLine ?? 1
+            var out: Int32 = 1
+            if let output {
+                let url = URL(fileURLWithPath: output)
+                if resume {
+                    do { firstLine = try BatchResults.resume(at: url) } catch let failure as BatchResults.Failure {
+                        throw ToolError(message: "error: \(failure)")
+                    }
+                }
+                out = open(output, O_WRONLY | O_CREAT | (resume ? O_APPEND : O_TRUNC), 0o644)
+                if out < 0 { throw ToolError(message: "error: cannot write '\(output)': \(String(cString: strerror(errno)))") }
+            }
+            defer { if out != 1 { close(out) } }
+            // A closed pipe is a write error to report (with the summary), not a silent death.
+            signal(SIGPIPE, SIG_IGN)
+            let renderer = BatchRenderer(campaign: compiled, platform: platform.platform, maxLineBytes: maxLineBytes, firstLine: firstLine)
             let showProgress = isatty(2) == 1
             let start = Date()
-            let summary = try renderer.run(
-                read: { buffer in try readStandardInput(into: buffer) },
-                write: { bytes in try writeStandardOutput(bytes) },
-                progress: { s in
-                    if showProgress { FileHandle.standardError.write(Data("\rbatch: \(s.lines) lines...".utf8)) }
-                })
+            var summary = BatchRenderer.Summary()
+            var failure: Error?
+            do {
+                summary = try renderer.run(
+                    read: { buffer in try readStandardInput(into: buffer) },
+                    write: { bytes in try writeAll(bytes, to: out, name: output ?? "standard output") },
+                    progress: { s in
+                        summary = s
+                        if showProgress { FileHandle.standardError.write(Data("\rbatch: \(s.lines) lines...".utf8)) }
+                    })
+                if out != 1 && fsync(out) != 0 {
+                    throw ToolError(message: "error: cannot write '\(output!)': \(String(cString: strerror(errno)))")
+                }
+            } catch {
+                failure = error
+            }
             let seconds = max(Date().timeIntervalSince(start), 1e-9)
             let fields = compiled.templates.count
             if showProgress { FileHandle.standardError.write(Data("\r".utf8)) }
-            printError(String(format: "batch: %d lines: %d rendered, %d aborted, %d failed in %.3f s (%.0f lines/s, %.0f field renders/s)",
-                              summary.lines, summary.rendered, summary.aborted, summary.failed, seconds,
+            let from = firstLine > 1 ? " from line \(firstLine)" : ""
+            printError(String(format: "batch: %d lines%@: %d rendered, %d aborted, %d failed, %d skipped in %.3f s (%.0f lines/s, %.0f field renders/s)",
+                              summary.lines, from, summary.rendered, summary.aborted, summary.failed, summary.skipped, seconds,
                               Double(summary.lines) / seconds, Double(summary.lines * fields) / seconds))
+            if let failure {
+                printError("batch: stopped before the end of the input; the results written are whole lines")
+                throw failure
+            }
+            if summary.failed > 0 && !allowFailures { throw ExitCode(4) }
         }
     }
 

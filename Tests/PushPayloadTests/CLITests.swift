@@ -77,15 +77,19 @@ import Testing
             #"{"profile": {"external_id": "c"}}"#,
         ].joined(separator: "\n") + "\n"
         let r = try runPushliquid(["batch", "learning-progress"], stdin: input)
-        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.status == 4, "a failed line makes the exit status 4: \(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map { try? JSONValueParser.parse(String($0)) }
-        #expect(lines.count == 3)
+        #expect(lines.count == 4, "one result per input line")
         #expect(lines[0]?.property("status") == "rendered" && lines[0]?.property("external_id") == "a")
         #expect(lines[1]?.property("status") == "failed" && lines[1]?.property("line") == 2)
-        #expect(lines[2]?.property("status") == "aborted" && lines[2]?.property("reason") == "no course in progress")
-        #expect(lines[2]?.property("line") == 4, "line numbers follow the input, blank lines included")
-        #expect(r.stderr.contains("batch: 3 lines: 1 rendered, 1 aborted, 1 failed"))
+        #expect(lines[2]?.property("status") == "skipped" && lines[2]?.property("line") == 3)
+        #expect(lines[3]?.property("status") == "aborted" && lines[3]?.property("reason") == "no course in progress")
+        #expect(lines[3]?.property("line") == 4, "line numbers follow the input, blank lines included")
+        #expect(r.stderr.contains("batch: 4 lines: 1 rendered, 1 aborted, 1 failed, 1 skipped"))
         #expect(r.stderr.contains("field renders/s"))
+        let allowed = try runPushliquid(["batch", "learning-progress", "--allow-failures"], stdin: input)
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(allowed.stdout == r.stdout)
     }
 
     @Test func benchPrintsTheFigureAndNamesABadContextLine() throws {

@@ -189,17 +189,19 @@ extension BatchTests {
                 return n
             },
             write: { output += $0; writes += 1 })
-        #expect(summary == BatchRenderer.Summary(rendered: 18, aborted: 0, failed: 0))
+        #expect(summary == BatchRenderer.Summary(rendered: 18, aborted: 0, failed: 0, skipped: 3))
         #expect(writes >= 6)  // one write per worker slice per chunk of three lines
         let lines = String(decoding: output, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.count == 19 && lines.last == "")
-        // Blank lines are skipped but counted: line numbers are the input's.
-        let expectedNumbers = (1...21).filter { $0 > 20 || ($0 - 1) % 6 != 2 }
-        for (line, number) in zip(lines, expectedNumbers) {
+        #expect(lines.count == 22 && lines.last == "")
+        // One result per input line, numbered as the input; blank lines are skipped results.
+        for (index, line) in lines.dropLast().enumerated() {
             let v = try JSONValueParser.parse(String(line))
-            #expect(v.property("line") == .int(number))
-            let i = number - 1
-            let name = i == 20 ? "LAST" : i % 6 == 4 ? "É\(i)" : "N\(i)"
+            #expect(v.property("line") == .int(index + 1))
+            if index < 20 && index % 6 == 2 {
+                #expect(v.property("status") == "skipped" && v.property("reason") == "blank line")
+                continue
+            }
+            let name = index == 20 ? "LAST" : index % 6 == 4 ? "É\(index)" : "N\(index)"
             #expect(v.property("payload").property("aps").property("alert").property("title") == .string(name))
         }
         // The same input through the line API gives the same bytes.
@@ -210,7 +212,8 @@ extension BatchTests {
     }
 
     /// Chunks bounded by bytes: lines longer than a chunk's buffer, runs of blank lines longer
-    /// than it, and chunks that end mid-line all give every line once, in order.
+    /// than it, and chunks that end mid-line all give every line once, in order (a blank line
+    /// as a skipped result).
     @Test(arguments: [64, 200, 1 << 20])
     func chunkBuffersOfAnySizeGiveEveryLine(_ chunkBytes: Int) throws {
         let c = try compile("name: b\ntitle: \"{{${first_name} | size}}\"\nbody: b\n")
@@ -226,6 +229,7 @@ extension BatchTests {
             if i % 9 == 4 {
                 text += String(repeating: "\n", count: 150)
                 number += 150
+                expected.append(contentsOf: Array(repeating: (-1, 0), count: 150))
             }
         }
         var offset = 0
@@ -239,13 +243,17 @@ extension BatchTests {
                 return n
             },
             write: { output += $0 })
-        #expect(summary == BatchRenderer.Summary(rendered: 40, aborted: 0, failed: 0))
+        #expect(summary == BatchRenderer.Summary(rendered: 40, aborted: 0, failed: 0, skipped: 150 * 4))
         let lines = String(decoding: output, as: UTF8.self).split(separator: "\n")
         #expect(lines.count == expected.count)
-        for (line, want) in zip(lines, expected) {
+        for (index, (line, want)) in zip(lines, expected).enumerated() {
             let v = try JSONValueParser.parse(String(line))
-            #expect(v.property("line") == .int(want.line))
-            #expect(v.property("payload").property("aps").property("alert").property("title") == .string("\(want.size)"))
+            #expect(v.property("line") == .int(index + 1))
+            if want.line < 0 {
+                #expect(v.property("status") == "skipped")
+            } else {
+                #expect(v.property("payload").property("aps").property("alert").property("title") == .string("\(want.size)"))
+            }
         }
     }
 

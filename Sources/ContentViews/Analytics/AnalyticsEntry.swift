@@ -81,8 +81,9 @@ public struct AnalyticsEntry: Sendable, Equatable {
 
 /// `2026-11-22T10:00:00.000Z`.
 func iso8601(_ date: Date) -> String {
-    let ms = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
+    let ms = Int(exactly: (date.timeIntervalSince1970 * 1000).rounded(.down)) ?? 0
     let seconds = Int((Double(ms) / 1000).rounded(.down))
     let time = LiquidTime(date: Date(timeIntervalSince1970: TimeInterval(seconds)), offsetSeconds: 0, zoneName: "UTC")
-    return time.format("%Y-%m-%dT%H:%M:%S") + String(format: ".%03dZ", ms - seconds * 1000)
+    // (A fixed format without widths: it cannot reach a limit.)
+    return ((try? time.format("%Y-%m-%dT%H:%M:%S")) ?? "") + String(format: ".%03dZ", ms - seconds * 1000)
 }

@@ -73,6 +73,13 @@ public struct Body: Sendable {
     /// checking the output limit.
     @inline(never)
     public func render(_ context: RenderContext) throws {
+        // Blocks nest through partials and content blocks too: the depth is counted here, at
+        // render time, so that no chain of them can exhaust the stack.
+        context.depth &+= 1
+        defer { context.depth &-= 1 }
+        if context.depth > context.limits.renderDepth || StackGuard.isExhausted(limit: context.stackLimit) {
+            throw LiquidError.Reason.limitExceeded(.renderDepth(context.limits.renderDepth))
+        }
         // Indexing the array itself (not a buffer pointer, not for-in) lets the compiler call
         // each node in place instead of copying its existential first.
         var i = 0
@@ -146,7 +153,7 @@ struct TextNode: LiquidNode {
 struct PlainOutputNode: LiquidNode {
     let expression: LiquidExpression
     func render(_ context: RenderContext) throws {
-        context.emit(try context.evaluate(expression))
+        try context.emit(try context.evaluate(expression))
     }
 }
 
@@ -159,10 +166,10 @@ struct OutputNode: LiquidNode {
             // The last filter writes its result straight into the output (no string of its own).
             let input = try context.evaluate(expression, filters: count - 1)
             if append(input, &context.buffer) { return }
-            context.emit(try context.apply(expression.filters[count - 1], to: input))
+            try context.emit(try context.apply(expression.filters[count - 1], to: input))
             return
         }
         let value = try context.evaluate(expression)
-        context.emit(value)
+        try context.emit(value)
     }
 }

@@ -35,24 +35,61 @@ public enum LiquidErrorMode: Sendable {
     case warn
 }
 
-/// Limits for untrusted templates. Each one reached is a ``LiquidError`` with
-/// ``LiquidError/Reason/limitExceeded(_:)``, never a hang or a crash.
+/// Limits for untrusted templates and data. Each one reached is a ``LiquidError`` with
+/// ``LiquidError/Reason/limitExceeded(_:)`` naming the limit, located where the template was
+/// when it fired: never a hang, a crash or memory that grows without bound.
+///
+/// The defaults suit a send pipeline rendering millions of recipients on a small machine:
+/// a template that stays within them renders exactly as without them, and one that does not
+/// fails alone, quickly, with a reason.
 public struct LiquidLimits: Sendable, Equatable {
-    /// Maximum output bytes of one render.
+    /// Maximum output bytes of one render (10 MB).
     public var outputBytes: Int
-    /// Maximum render steps (nodes rendered plus loop iterations) of one render.
+    /// Maximum render steps (nodes rendered plus loop iterations) of one render (1,000,000,
+    /// about a second of the slowest steps, partials included).
     public var renderSteps: Int
-    /// Maximum depth of nested blocks, at parse time.
+    /// Maximum depth of nested blocks, expressions and lookups in a template (100, as Ruby
+    /// Liquid's).
     public var nestingDepth: Int
-    /// Maximum depth of nested `include`/`render`.
+    /// Maximum depth of blocks being rendered one inside the other, counted through partials
+    /// and content blocks (200): what bounds the stack a render uses.
+    public var renderDepth: Int
+    /// Maximum depth of nested `include`/`render` (50).
     public var partialDepth: Int
+    /// Maximum bytes of one string that a filter, `assign` or `capture` makes (1 MB).
+    public var stringBytes: Int
+    /// Maximum elements of one array that a filter makes, ranges turned into arrays included
+    /// (100,000).
+    public var arrayElements: Int
+    /// Maximum total that `assign` and `capture` store in one render: each string counts its
+    /// bytes, each array or object its elements, anything else 1 (Ruby Liquid's assign score).
+    /// Building a string by appending in a loop costs the sum of its sizes, so quadratic
+    /// growth stops early (100,000,000).
+    public var assignScore: Int
+    /// Wall-clock seconds one render may take, or all the renders of one ``RenderSession``
+    /// (one message) together; Connected Content requests wait at most what is left (5 s).
+    public var renderSeconds: Double
+    /// Requests to the outside world (a dialect's Connected Content) in one render or session,
+    /// cached answers not counted (10).
+    public var externalRequests: Int
+    /// The widest `strftime` directive the `date` filter accepts (`%1000d`: 1,000).
+    public var strftimeWidth: Int
 
-    /// Limits with generous defaults: 10 MB output, 10 million steps, 100 nested blocks, 50 partials deep.
-    public init(outputBytes: Int = 10_000_000, renderSteps: Int = 10_000_000, nestingDepth: Int = 100, partialDepth: Int = 50) {
+    /// Limits with defaults safe for a send pipeline (each documented on its property).
+    public init(outputBytes: Int = 10_000_000, renderSteps: Int = 1_000_000, nestingDepth: Int = 100, renderDepth: Int = 200, partialDepth: Int = 50,
+                stringBytes: Int = 1_000_000, arrayElements: Int = 100_000, assignScore: Int = 100_000_000,
+                renderSeconds: Double = 5, externalRequests: Int = 10, strftimeWidth: Int = 1_000) {
         self.outputBytes = outputBytes
         self.renderSteps = renderSteps
         self.nestingDepth = nestingDepth
+        self.renderDepth = renderDepth
         self.partialDepth = partialDepth
+        self.stringBytes = stringBytes
+        self.arrayElements = arrayElements
+        self.assignScore = assignScore
+        self.renderSeconds = renderSeconds
+        self.externalRequests = externalRequests
+        self.strftimeWidth = strftimeWidth
     }
 }
 

@@ -25,6 +25,9 @@ public struct LiquidError: Error, Sendable, Equatable, CustomStringConvertible {
         case argument(String)
         /// Division or modulo by zero.
         case zeroDivision
+        /// A number too large (or too small) for what it is used as: a loop bound, a count,
+        /// rounding places, a time. Ruby would use a bignum here; the text names the use.
+        case numberOutOfRange(String)
         /// A partial that the file system does not have.
         case templateNotFound(String)
         /// A resource limit was reached.
@@ -75,6 +78,7 @@ public struct LiquidError: Error, Sendable, Equatable, CustomStringConvertible {
         case .undefinedVariable(let v): return "undefined variable '\(v)'"
         case .argument(let s): return s
         case .zeroDivision: return "divided by 0"
+        case .numberOutOfRange(let what): return "number out of range: \(what)"
         case .templateNotFound(let n): return "template '\(n)' not found"
         case .limitExceeded(let l): return l.message
         case .custom(let s): return s
@@ -97,16 +101,33 @@ public struct LiquidError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A resource limit for untrusted templates.
+/// A resource limit for untrusted templates (see ``LiquidLimits``), with the value that was
+/// exceeded.
 public enum LiquidLimit: Sendable, Equatable {
     /// The output grew past this many bytes.
     case outputBytes(Int)
     /// The render took more than this many steps (nodes rendered and loop iterations).
     case renderSteps(Int)
-    /// Blocks nested deeper than this.
+    /// Blocks, expressions or lookups nested deeper than this in a template.
     case nestingDepth(Int)
+    /// Blocks rendered one inside the other, through partials and content blocks, deeper than this.
+    case renderDepth(Int)
     /// Partials included or rendered deeper than this.
     case partialDepth(Int)
+    /// A filter, `assign` or `capture` made a string longer than this many bytes.
+    case stringBytes(Int)
+    /// A filter made an array (or turned a range into one) of more than this many elements.
+    case arrayElements(Int)
+    /// `assign` and `capture` stored more than this in one render (string bytes, array and
+    /// object elements: Ruby Liquid's assign score).
+    case assignScore(Int)
+    /// The render (or the renders of one ``RenderSession``) took longer than this many seconds.
+    case renderSeconds(Double)
+    /// More than this many requests to the outside world (Connected Content) in one render
+    /// or session.
+    case externalRequests(Int)
+    /// A `strftime` directive asked for a width over this (`%1000000d`).
+    case strftimeWidth(Int)
 
     var message: String {
         switch self {
@@ -114,6 +135,13 @@ public enum LiquidLimit: Sendable, Equatable {
         case .renderSteps(let n): return "render step limit of \(n) exceeded"
         case .nestingDepth(let n): return "nesting too deep (limit \(n))"
         case .partialDepth(let n): return "partials nested too deep (limit \(n))"
+        case .renderDepth(let n): return "blocks nested too deep while rendering (limit \(n), partials included)"
+        case .stringBytes(let n): return "string size limit of \(n) bytes exceeded"
+        case .arrayElements(let n): return "array size limit of \(n) elements exceeded"
+        case .assignScore(let n): return "assign limit of \(n) exceeded (bytes and elements stored by assign and capture)"
+        case .renderSeconds(let s): return "render time limit of \(rubyFloatString(s)) s exceeded"
+        case .externalRequests(let n): return "limit of \(n) external requests per render exceeded"
+        case .strftimeWidth(let n): return "date format width limit of \(n) exceeded"
         }
     }
 }

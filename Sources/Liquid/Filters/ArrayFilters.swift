@@ -1,11 +1,20 @@
 /// Array filters.
 enum ArrayFilters {
     static let all: [LiquidFilter] = [
-        LiquidFilter("join", arguments: 0...1) { input, args, _ in
-            let sep = args.has(0) ? args[0].rubyString : " "
-            return .string(try inputItems(input).map(\.rubyString).joined(separator: sep))
+        LiquidFilter("join", arguments: 0...1) { input, args, context in
+            let sep = args.has(0) ? try context.rubyText(args[0]) : " "
+            // Built piece by piece against the limit: a short array of long strings (or a long
+            // separator) makes a string far larger than the array's memory.
+            let limit = context.limits.stringBytes
+            var out: [UInt8] = []
+            for (i, item) in try inputItems(input, limit: context.limits.arrayElements).enumerated() {
+                if i > 0 { appendUTF8(sep, to: &out) }
+                guard item.writeRubyString(to: &out, limit: limit) else { throw LiquidError.Reason.limitExceeded(.stringBytes(limit)) }
+            }
+            if out.count > limit { throw LiquidError.Reason.limitExceeded(.stringBytes(limit)) }
+            return .string(String(decoding: out, as: UTF8.self))
         },
-        LiquidFilter("first") { input, _, _ in
+        LiquidFilter("first") { input, _, context in
             switch input {
             case .array(let a): return a.first ?? .nil
             case .range(let lo, let hi): return lo <= hi ? .int(lo) : .nil
@@ -14,7 +23,7 @@ enum ArrayFilters {
             default: return .nil
             }
         },
-        LiquidFilter("last") { input, _, _ in
+        LiquidFilter("last") { input, _, context in
             switch input {
             case .array(let a): return a.last ?? .nil
             case .range(let lo, let hi): return lo <= hi ? .int(hi) : .nil
@@ -22,9 +31,9 @@ enum ArrayFilters {
             default: return .nil
             }
         },
-        LiquidFilter("reverse") { input, _, _ in .array(try inputItems(input).reversed()) },
-        LiquidFilter("compact", arguments: 0...1) { input, args, _ in
-            let items = try inputItems(input)
+        LiquidFilter("reverse") { input, _, context in .array(try inputItems(input, limit: context.limits.arrayElements).reversed()) },
+        LiquidFilter("compact", arguments: 0...1) { input, args, context in
+            let items = try inputItems(input, limit: context.limits.arrayElements)
             if args[0].isNil { return .array(items.filter { !$0.isNil }) }
             var out: [LiquidValue] = []
             for item in items {
@@ -35,9 +44,10 @@ enum ArrayFilters {
             }
             return .array(out)
         },
-        LiquidFilter("uniq", arguments: 0...1) { input, args, _ in
-            let items = try inputItems(input)
-            var seen: [LiquidValue] = []
+        LiquidFilter("uniq", arguments: 0...1) { input, args, context in
+            let items = try inputItems(input, limit: context.limits.arrayElements)
+            // Ruby's `uniq` compares with `eql?` (1 and 1.0 differ), as `LiquidValue`'s `==` does.
+            var seen = Set<LiquidValue>()
             var out: [LiquidValue] = []
             for item in items {
                 var key = item
@@ -47,51 +57,48 @@ enum ArrayFilters {
                     case .noMethod: return .nil
                     }
                 }
-                if !seen.contains(key) {
-                    seen.append(key)
-                    out.append(item)
-                }
+                if seen.insert(key).inserted { out.append(item) }
             }
             return .array(out)
         },
-        LiquidFilter("concat", arguments: 1...1) { input, args, _ in
-            guard let other = try arrayLike(args[0]) else {
+        LiquidFilter("concat", arguments: 1...1) { input, args, context in
+            guard let other = try arrayLike(args[0], limit: context.limits.arrayElements) else {
                 throw LiquidError.Reason.argument("concat filter requires an array argument")
             }
-            return .array(try inputItems(input) + other)
+            return .array(try inputItems(input, limit: context.limits.arrayElements) + other)
         },
-        LiquidFilter("map", arguments: 1...1) { input, args, _ in
-            .array(try inputItems(input).map { item in
+        LiquidFilter("map", arguments: 1...1) { input, args, context in
+            .array(try inputItems(input, limit: context.limits.arrayElements).map { item in
                 switch try rubyIndex(item, args[0]) {
                 case .value(let v): return v
                 case .noMethod: return .nil
                 }
             })
         },
-        LiquidFilter("sort", arguments: 0...1) { input, args, _ in
-            try sortFilter(input, args[0], natural: false)
+        LiquidFilter("sort", arguments: 0...1) { input, args, context in
+            try sortFilter(input, args[0], natural: false, context: context)
         },
-        LiquidFilter("sort_natural", arguments: 0...1) { input, args, _ in
-            try sortFilter(input, args[0], natural: true)
+        LiquidFilter("sort_natural", arguments: 0...1) { input, args, context in
+            try sortFilter(input, args[0], natural: true, context: context)
         },
-        LiquidFilter("where", arguments: 1...2) { input, args, _ in
-            try filterArray(input, args, empty: .array([])) { items, test in .array(try items.filter(test)) }
+        LiquidFilter("where", arguments: 1...2) { input, args, context in
+            try filterArray(input, args, limit: context.limits.arrayElements, empty: .array([])) { items, test in .array(try items.filter(test)) }
         },
-        LiquidFilter("reject", arguments: 1...2) { input, args, _ in
-            try filterArray(input, args, empty: .array([])) { items, test in .array(try items.filter { try !test($0) }) }
+        LiquidFilter("reject", arguments: 1...2) { input, args, context in
+            try filterArray(input, args, limit: context.limits.arrayElements, empty: .array([])) { items, test in .array(try items.filter { try !test($0) }) }
         },
-        LiquidFilter("find", arguments: 1...2) { input, args, _ in
-            try filterArray(input, args, empty: .nil) { items, test in try items.first(where: test) ?? .nil }
+        LiquidFilter("find", arguments: 1...2) { input, args, context in
+            try filterArray(input, args, limit: context.limits.arrayElements, empty: .nil) { items, test in try items.first(where: test) ?? .nil }
         },
-        LiquidFilter("find_index", arguments: 1...2) { input, args, _ in
-            try filterArray(input, args, empty: .nil) { items, test in try items.firstIndex(where: test).map { .int($0) } ?? .nil }
+        LiquidFilter("find_index", arguments: 1...2) { input, args, context in
+            try filterArray(input, args, limit: context.limits.arrayElements, empty: .nil) { items, test in try items.firstIndex(where: test).map { .int($0) } ?? .nil }
         },
-        LiquidFilter("has", arguments: 1...2) { input, args, _ in
-            try filterArray(input, args, empty: .bool(false)) { items, test in .bool(try items.contains(where: test)) }
+        LiquidFilter("has", arguments: 1...2) { input, args, context in
+            try filterArray(input, args, limit: context.limits.arrayElements, empty: .bool(false)) { items, test in .bool(try items.contains(where: test)) }
         },
-        LiquidFilter("sum", arguments: 0...1) { input, args, _ in
+        LiquidFilter("sum", arguments: 0...1) { input, args, context in
             var total = LiquidNumber.int(0)
-            for item in try inputItems(input) {
+            for item in try inputItems(input, limit: context.limits.arrayElements) {
                 var v = item
                 if !args[0].isNil {
                     switch try rubyIndex(item, args[0]) {
@@ -106,43 +113,50 @@ enum ArrayFilters {
     ]
 }
 
-/// The most elements a filter turns a range into; a bigger range is an error, not an
-/// allocation that takes the machine down.
-let maxRangeElements = 1_000_000
-
-func materialize(_ lo: Int, _ hi: Int) throws -> [LiquidValue] {
-    if lo > hi { return [] }
-    let (span, overflow) = hi.subtractingReportingOverflow(lo)
-    if overflow || span >= maxRangeElements {
-        throw LiquidError.Reason.argument("range (\(lo)..\(hi)) is too large for a filter (at most \(maxRangeElements) elements)")
-    }
-    return (lo...hi).map { .int($0) }
+/// A range's integers as an array; more than `limit` of them is ``LiquidLimit/arrayElements(_:)``
+/// (a range is iterated without one, but a filter needs the elements).
+func materialize(_ lo: Int, _ hi: Int, limit: Int) throws -> [LiquidValue] {
+    let size = rangeSize(lo, hi)
+    if size > limit { throw LiquidError.Reason.limitExceeded(.arrayElements(limit)) }
+    return size == 0 ? [] : (lo...hi).map { .int($0) }
 }
 
 /// Arrays and ranges as arrays; `nil` otherwise.
-func arrayLike(_ value: LiquidValue) throws -> [LiquidValue]? {
+func arrayLike(_ value: LiquidValue, limit: Int) throws -> [LiquidValue]? {
     switch value {
     case .array(let a): return a
-    case .range(let lo, let hi): return try materialize(lo, hi)
-    case .drop(let d): return try arrayLike(d.drop.liquidSelf)
+    case .range(let lo, let hi): return try materialize(lo, hi, limit: limit)
+    case .drop(let d): return try arrayLike(d.drop.liquidSelf, limit: limit)
     default: return nil
     }
 }
 
-/// The reference's `InputIterator`: arrays flattened, an object or scalar as one item, `nil` as none.
-func inputItems(_ value: LiquidValue) throws -> [LiquidValue] {
+/// The reference's `InputIterator`: arrays flattened, an object or scalar as one item, `nil` as
+/// none. More than `limit` items is ``LiquidLimit/arrayElements(_:)``, found as they are
+/// collected (nested arrays can flatten into far more items than they hold).
+func inputItems(_ value: LiquidValue, limit: Int) throws -> [LiquidValue] {
     switch value {
     case .array(let a):
+        if !a.contains(where: { if case .array = $0 { true } else { false } }) { return a }
         var out: [LiquidValue] = []
-        out.reserveCapacity(a.count)
-        for item in a {
-            if case .array = item { out += try inputItems(item) } else { out.append(item) }
-        }
+        out.reserveCapacity(min(a.count, limit))
+        try flatten(a, into: &out, limit: limit)
         return out
-    case .range(let lo, let hi): return try materialize(lo, hi)
+    case .range(let lo, let hi): return try materialize(lo, hi, limit: limit)
     case .nil: return []
-    case .drop(let d) where !(d.drop.liquidSelf.isNil): return try inputItems(d.drop.liquidSelf)
+    case .drop(let d) where !(d.drop.liquidSelf.isNil): return try inputItems(d.drop.liquidSelf, limit: limit)
     default: return [value]
+    }
+}
+
+private func flatten(_ items: [LiquidValue], into out: inout [LiquidValue], limit: Int) throws {
+    for item in items {
+        if case .array(let inner) = item {
+            try flatten(inner, into: &out, limit: limit)
+        } else {
+            if out.count >= limit { throw LiquidError.Reason.limitExceeded(.arrayElements(limit)) }
+            out.append(item)
+        }
     }
 }
 
@@ -170,7 +184,7 @@ func rubyIndex(_ item: LiquidValue, _ property: LiquidValue) throws -> IndexResu
     case (.int(let n), .int(let bit)):
         return .value(.int(bit < 0 || bit >= 64 ? (n < 0 && bit >= 64 ? 1 : 0) : (n >> bit) & 1))
     case (.string, _), (.int, _):
-        throw LiquidError.Reason.argument("cannot select the property '\(property.rubyString)'")
+        throw LiquidError.Reason.argument("cannot select the property \(property.briefInspect)")
     default:
         return .noMethod
     }
@@ -178,9 +192,9 @@ func rubyIndex(_ item: LiquidValue, _ property: LiquidValue) throws -> IndexResu
 
 /// The reference's `filter_array` behind `where`, `reject`, `find`, `find_index` and `has`:
 /// with no target (or a nil one) items whose property is truthy, else those equal to it.
-func filterArray(_ input: LiquidValue, _ args: FilterArguments, empty: LiquidValue,
+func filterArray(_ input: LiquidValue, _ args: FilterArguments, limit: Int, empty: LiquidValue,
                  _ body: ([LiquidValue], (LiquidValue) throws -> Bool) throws -> LiquidValue) throws -> LiquidValue {
-    let items = try inputItems(input)
+    let items = try inputItems(input, limit: limit)
     if items.isEmpty { return empty }
     let property = args[0], target = args[1]
     struct GiveUp: Error {}
@@ -198,8 +212,8 @@ func filterArray(_ input: LiquidValue, _ args: FilterArguments, empty: LiquidVal
 
 /// `sort` and `sort_natural`: nil last; incomparable values are an error for `sort`;
 /// `sort_natural` compares `to_s` case-insensitively.
-func sortFilter(_ input: LiquidValue, _ property: LiquidValue, natural: Bool) throws -> LiquidValue {
-    let items = try inputItems(input)
+func sortFilter(_ input: LiquidValue, _ property: LiquidValue, natural: Bool, context: RenderContext) throws -> LiquidValue {
+    let items = try inputItems(input, limit: context.limits.arrayElements)
     if items.isEmpty { return .array([]) }
     var keys: [LiquidValue] = []
     if property.isNil {
@@ -217,6 +231,8 @@ func sortFilter(_ input: LiquidValue, _ property: LiquidValue, natural: Bool) th
         }
     }
     var failure: LiquidError.Reason?
+    // sort_natural compares each key's lower-cased text: made once per key, not per comparison.
+    let naturalKeys = natural ? try keys.map { Array(try context.rubyText($0).lowercased().utf8) } : []
     let order = Array(items.indices).sorted { a, b in
         let x = keys[a], y = keys[b]
         if x.isNil || y.isNil {
@@ -224,7 +240,7 @@ func sortFilter(_ input: LiquidValue, _ property: LiquidValue, natural: Bool) th
             return !x.isNil
         }
         if natural {
-            let l = Array(x.rubyString.lowercased().utf8), r = Array(y.rubyString.lowercased().utf8)
+            let l = naturalKeys[a], r = naturalKeys[b]
             return l == r ? a < b : l.lexicographicallyPrecedes(r)
         }
         guard let c = try? x.liquidCompare(y) else {

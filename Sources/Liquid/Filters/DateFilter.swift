@@ -2,7 +2,9 @@ import Foundation
 
 /// A point in time with the UTC offset it is shown in, as a Ruby `Time` carries one.
 struct ZonedTime {
-    var date: Date
+    /// Unix seconds, rounded down: kept as an integer, so that every 64-bit time Ruby can
+    /// show (`Time.at(2**63 - 1)`) is shown, without a trip through a `Double`.
+    var seconds: Int
     var offsetSeconds: Int
     /// Zone abbreviation for `%Z` (empty for a bare offset, as Ruby prints it); computed
     /// from `zone` only when a format asks for it.
@@ -10,23 +12,42 @@ struct ZonedTime {
     var zone: TimeZone? = nil
     /// Nanoseconds within the second, kept exactly (a `Date` would round them).
     var nanoseconds: Int = 0
+
+    /// The instant as a `Date` (rounded to what a `Double` holds).
+    var date: Date { Date(timeIntervalSince1970: Double(seconds) + Double(nanoseconds) / 1e9) }
+}
+
+/// The Unix seconds of `date`, rounded down; times beyond what 64 bits of seconds hold (about
+/// 292 billion years) are taken as the farthest that do, and a date that is no number as 1970.
+func unixSeconds(of date: Date) -> Int {
+    let t = date.timeIntervalSince1970.rounded(.down)
+    guard !t.isNaN else { return 0 }
+    return Int(exactly: t) ?? (t < 0 ? Int.min : Int.max)
 }
 
 /// `date: format`: formats a time with Ruby's `strftime`.
 enum DateFilter {
     static let all: [LiquidFilter] = [
         LiquidFilter("date", arguments: 1...1) { input, args, context in
-            let format = args[0].rubyString
+            let format = try context.rubyText(args[0])
             if format.isEmpty { return input }
             guard let time = parseTime(input, options: context.options) else { return input }
-            return .string(strftime(format, time))
+            return .string(try strftime(format, time, maxWidth: context.limits.strftimeWidth, maxBytes: context.limits.stringBytes))
         },
     ]
 
     static func zoned(_ date: Date, in zone: TimeZone) -> ZonedTime {
+        var time = zoned(seconds: unixSeconds(of: date), in: zone)
+        let fraction = date.timeIntervalSince1970 - date.timeIntervalSince1970.rounded(.down)
+        if fraction.isFinite { time.nanoseconds = min(999_999_999, max(0, Int((fraction * 1e9).rounded()))) }
+        return time
+    }
+
+    static func zoned(seconds: Int, in zone: TimeZone) -> ZonedTime {
         let id = zone.identifier
-        if id == "UTC" || id == "GMT" || id == "Etc/UTC" { return ZonedTime(date: date, offsetSeconds: 0, zoneName: "UTC") }
-        return ZonedTime(date: date, offsetSeconds: zone.secondsFromGMT(for: date), zoneName: nil, zone: zone)
+        if id == "UTC" || id == "GMT" || id == "Etc/UTC" { return ZonedTime(seconds: seconds, offsetSeconds: 0, zoneName: "UTC") }
+        let offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds)))
+        return ZonedTime(seconds: seconds, offsetSeconds: offset, zoneName: nil, zone: zone)
     }
 
     static func zoneName(_ time: ZonedTime) -> String {
@@ -41,7 +62,7 @@ enum DateFilter {
         case .drop(let d):
             if let t = d.drop as? LiquidTime { return t.zoned }
             return nil
-        case .int(let i): return zoned(Date(timeIntervalSince1970: TimeInterval(i)), in: options.timeZone)
+        case .int(let i): return zoned(seconds: i, in: options.timeZone)
         case .string(let raw):
             let s = raw.utf8.first.map(isSpace) == true || raw.utf8.last.map(isSpace) == true ? raw.trimmingCharacters() : raw
             if s.isEmpty { return nil }
@@ -50,8 +71,10 @@ enum DateFilter {
                 let lower = s.lowercased()
                 if lower == "now" || lower == "today" { return zoned(options.now(), in: options.timeZone) }
             }
-            if s.utf8.allSatisfy(isDigit), let i = Int(s) {
-                return zoned(Date(timeIntervalSince1970: TimeInterval(i)), in: options.timeZone)
+            if s.utf8.allSatisfy(isDigit) {
+                // Unix seconds; more than 64 bits of them is no time this engine can show.
+                guard let i = Int(s) else { return nil }
+                return zoned(seconds: i, in: options.timeZone)
             }
             if let fast = fastISO8601(s) { return fast }
             return DateStringParser(s).parse(defaultZone: options.timeZone)
@@ -63,12 +86,14 @@ enum DateFilter {
     static let dayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
     static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
 
-    /// Ruby's `Time#strftime`, with flags `-` `_` `0` `^` `#`, widths and `%:z`.
-    static func strftime(_ format: String, _ time: ZonedTime) -> String {
-        let unix = Int(floor(time.date.timeIntervalSince1970))
+    /// Ruby's `Time#strftime`, with flags `-` `_` `0` `^` `#`, widths and `%:z`. A width over
+    /// `maxWidth` is ``LiquidLimit/strftimeWidth(_:)``; a result over `maxBytes` bytes,
+    /// ``LiquidLimit/stringBytes(_:)``.
+    static func strftime(_ format: String, _ time: ZonedTime, maxWidth: Int, maxBytes: Int) throws -> String {
+        let unix = time.seconds
         let f = Civil.fields(unixSeconds: unix, offset: time.offsetSeconds)
         if let fast = commonStrftime(format, f) { return fast }
-        return fullStrftime(format, time, unix: unix, f)
+        return try fullStrftime(format, time, unix: unix, f, maxWidth: maxWidth, maxBytes: maxBytes)
     }
 
     /// The common directives (`%Y %m %d %e %H %I %M %S %y %j %b %B %a %A %p %P %%`, each
@@ -146,7 +171,10 @@ enum DateFilter {
         }
     }
 
-    static func fullStrftime(_ format: String, _ time: ZonedTime, unix: Int, _ f: Civil.Fields) -> String {
+    static func fullStrftime(_ format: String, _ time: ZonedTime, unix: Int, _ f: Civil.Fields, maxWidth: Int, maxBytes: Int) throws -> String {
+        func strftime(_ format: String, _ time: ZonedTime) throws -> String {
+            try DateFilter.strftime(format, time, maxWidth: maxWidth, maxBytes: maxBytes)
+        }
         let year = f.year, month = f.month, day = f.day, hour = f.hour, minute = f.minute, second = f.second
         let weekday = f.weekday  // 0 = Sunday
         let yday = f.yday
@@ -175,6 +203,7 @@ enum DateFilter {
             var width: Int?
             while j < u.endIndex, isDigit(u[j]) {
                 width = (width ?? 0) * 10 + Int(u[j] - 48)
+                if width! > maxWidth { throw LiquidError.Reason.limitExceeded(.strftimeWidth(maxWidth)) }
                 j = u.index(after: j)
             }
             var colons = 0
@@ -243,20 +272,21 @@ enum DateFilter {
                 else if conv == "G" { piece = num(isoYear, 4) }
                 else { piece = num(isoYear % 100, 2) }
             case "s": piece = String(unix)
-            case "D", "x": piece = strftime("%m/%d/%y", time)
-            case "F": piece = strftime("%Y-%m-%d", time)
-            case "T", "X": piece = strftime("%H:%M:%S", time)
-            case "R": piece = strftime("%H:%M", time)
-            case "r": piece = strftime("%I:%M:%S %p", time)
-            case "c": piece = strftime("%a %b %e %H:%M:%S %Y", time)
-            case "v": piece = strftime("%e-%^b-%Y", time)
-            case "+": piece = strftime("%a %b %e %H:%M:%S %Z %Y", time)
+            case "D", "x": piece = try strftime("%m/%d/%y", time)
+            case "F": piece = try strftime("%Y-%m-%d", time)
+            case "T", "X": piece = try strftime("%H:%M:%S", time)
+            case "R": piece = try strftime("%H:%M", time)
+            case "r": piece = try strftime("%I:%M:%S %p", time)
+            case "c": piece = try strftime("%a %b %e %H:%M:%S %Y", time)
+            case "v": piece = try strftime("%e-%^b-%Y", time)
+            case "+": piece = try strftime("%a %b %e %H:%M:%S %Z %Y", time)
             case "n": piece = "\n"
             case "t": piece = "\t"
             case "%": piece = "%"
             default: piece = String(text(i, u.index(after: j)))
             }
             out += piece
+            if out.utf8.count > maxBytes { throw LiquidError.Reason.limitExceeded(.stringBytes(maxBytes)) }
             i = u.index(after: j)
         }
         return out
@@ -308,8 +338,7 @@ func fastISO8601(bytes b: UnsafeBufferPointer<UInt8>) -> ZonedTime? {
         return nil
     }
     let local = Civil.days(year: y, month: mo, day: d) * 86_400 + h * 3600 + mi * 60 + se
-    return ZonedTime(date: Date(timeIntervalSince1970: TimeInterval(local - offset)), offsetSeconds: offset,
-                     zoneName: utc ? "UTC" : "", zone: nil, nanoseconds: nanos)
+    return ZonedTime(seconds: local - offset, offsetSeconds: offset, zoneName: utc ? "UTC" : "", zone: nil, nanoseconds: nanos)
 }
 
 /// strftime flags (`-_0^#`) without a `Set` allocation.
@@ -353,10 +382,15 @@ struct DateStringParser {
         var i = 0
         func isLetter(_ u: UnicodeScalar) -> Bool { (u.value | 0x20) >= 0x61 && (u.value | 0x20) <= 0x7A }
         func isNum(_ u: UnicodeScalar) -> Bool { u.value >= 0x30 && u.value <= 0x39 }
+        // A number of more than 9 digits is no part of a date this parser reads.
+        var tooLong = false
         func readInt(_ from: inout Int) -> (Int, Int) {
             let start = from
             var v = 0
-            while from < scalars.count && isNum(scalars[from]) { v = v * 10 + Int(scalars[from].value - 48); from += 1 }
+            while from < scalars.count && isNum(scalars[from]) {
+                if from - start < 9 { v = v * 10 + Int(scalars[from].value - 48) } else { tooLong = true }
+                from += 1
+            }
             return (v, from - start)
         }
         var sawDate = false
@@ -456,7 +490,7 @@ struct DateStringParser {
         }
         // "March 14 2015": a day read as the year when the year came second.
         if let y = year, day == nil, numbers.count >= 2 { day = numbers[0]; year = numbers[1]; _ = y }
-        guard let y = year, let mo = month, let d = day, (1...12).contains(mo), (1...31).contains(d) else { return nil }
+        guard !tooLong, let y = year, let mo = month, let d = day, (1...12).contains(mo), (1...31).contains(d) else { return nil }
         if let pm {
             if pm && hour < 12 { hour += 12 }
             if !pm && hour == 12 { hour = 0 }
@@ -464,26 +498,20 @@ struct DateStringParser {
         guard hour < 24, minute < 60, second < 61 else { return nil }
         guard d <= daysInMonth(y, mo) else { return nil }
         let localSeconds = Civil.days(year: y, month: mo, day: d) * 86_400 + hour * 3600 + minute * 60 + second
-        let date: Date
-        if let offset {
-            date = Date(timeIntervalSince1970: TimeInterval(localSeconds - offset))
-        } else {
-            // Wall-clock time in the default zone: find the offset in force then.
-            let guess = Date(timeIntervalSince1970: TimeInterval(localSeconds))
-            let id = defaultZone.identifier
-            if id == "UTC" || id == "GMT" || id == "Etc/UTC" {
-                date = guess
-            } else {
-                let first = defaultZone.secondsFromGMT(for: guess)
-                let second = defaultZone.secondsFromGMT(for: guess.addingTimeInterval(TimeInterval(-first)))
-                date = Date(timeIntervalSince1970: TimeInterval(localSeconds - second))
-            }
-        }
         var time: ZonedTime
         if let offset {
-            time = ZonedTime(date: date, offsetSeconds: offset, zoneName: zoneIsUTC ? "UTC" : "")
+            time = ZonedTime(seconds: localSeconds - offset, offsetSeconds: offset, zoneName: zoneIsUTC ? "UTC" : "")
         } else {
-            time = DateFilter.zoned(date, in: defaultZone)
+            // Wall-clock time in the default zone: find the offset in force then.
+            var seconds = localSeconds
+            let id = defaultZone.identifier
+            if !(id == "UTC" || id == "GMT" || id == "Etc/UTC") {
+                let guess = Date(timeIntervalSince1970: TimeInterval(localSeconds))
+                let first = defaultZone.secondsFromGMT(for: guess)
+                let second = defaultZone.secondsFromGMT(for: guess.addingTimeInterval(TimeInterval(-first)))
+                seconds = localSeconds - second
+            }
+            time = DateFilter.zoned(seconds: seconds, in: defaultZone)
         }
         time.nanoseconds = nanos
         return time

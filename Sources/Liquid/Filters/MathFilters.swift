@@ -3,15 +3,21 @@ import Foundation
 /// A number as the reference's math filters see it: an integer, or a decimal (Ruby's
 /// `BigDecimal`, which the reference converts floats to before arithmetic, so
 /// `0.1 | plus: 0.2` is `0.3`).
+///
+/// Where Ruby would use a bignum (an integer result past 64 bits) the result is a decimal, and
+/// so a float; where even a decimal cannot hold a number (beyond about 1e125, Infinity, NaN),
+/// the arithmetic is done in floating point, as Ruby's `BigDecimal#to_f` would end up.
 enum LiquidNumber {
     case int(Int)
     case decimal(Decimal)
+    /// A float out of the decimal's range, or not finite.
+    case float(Double)
 
     /// Ruby's `Utils.to_number`.
     static func from(_ value: LiquidValue) -> LiquidNumber {
         switch value.resolved {
         case .int(let i): return .int(i)
-        case .double(let d): return .decimal(decimalFromDouble(d))
+        case .double(let d): return decimalFromDouble(d).map { .decimal($0) } ?? .float(d)
         case .string(let s): return parse(s)
         default: return .int(0)
         }
@@ -27,17 +33,25 @@ enum LiquidNumber {
             // The reference takes a leading number ("12abc" is 0 there, as the regex fails).
             return .int(0)
         }
-        if parts.count == 1 {
-            if let i = Int(t) { return .int(i) }
-            return .decimal(Decimal(string: t) ?? 0)
-        }
-        return .decimal(Decimal(string: t) ?? 0)
+        if parts.count == 1, let i = Int(t) { return .int(i) }
+        if let d = Decimal(string: t), !d.isNaN { return .decimal(d) }
+        return .float(Double(t) ?? 0)
     }
 
     var decimal: Decimal {
         switch self {
         case .int(let i): return Decimal(i)
         case .decimal(let d): return d
+        case .float(let d): return decimalFromDouble(d) ?? .nan
+        }
+    }
+
+    /// The number as a double.
+    var double: Double {
+        switch self {
+        case .int(let i): return Double(i)
+        case .decimal(let d): return doubleFromDecimal(d)
+        case .float(let d): return d
         }
     }
 
@@ -46,7 +60,20 @@ enum LiquidNumber {
         switch self {
         case .int(let i): return .int(i)
         case .decimal(let d): return .double(doubleFromDecimal(d))
+        case .float(let d): return .double(d)
         }
+    }
+
+    /// `true` when either side needs floating point (see ``float(_:)``).
+    private func isFloat(_ other: LiquidNumber) -> Bool {
+        if case .float = self { return true }
+        if case .float = other { return true }
+        return false
+    }
+
+    /// A decimal result, or the same operation in floating point when the decimal overflowed.
+    private static func decimalOr(_ d: Decimal, _ fallback: () -> Double) -> LiquidNumber {
+        d.isNaN ? .float(fallback()) : .decimal(d)
     }
 
     func add(_ other: LiquidNumber) throws -> LiquidNumber {
@@ -54,7 +81,8 @@ enum LiquidNumber {
             let (r, o) = a.addingReportingOverflow(b)
             return o ? .decimal(Decimal(a) + Decimal(b)) : .int(r)
         }
-        return .decimal(decimal + other.decimal)
+        if isFloat(other) { return .float(double + other.double) }
+        return Self.decimalOr(decimal + other.decimal) { double + other.double }
     }
 
     func subtract(_ other: LiquidNumber) throws -> LiquidNumber {
@@ -62,7 +90,8 @@ enum LiquidNumber {
             let (r, o) = a.subtractingReportingOverflow(b)
             return o ? .decimal(Decimal(a) - Decimal(b)) : .int(r)
         }
-        return .decimal(decimal - other.decimal)
+        if isFloat(other) { return .float(double - other.double) }
+        return Self.decimalOr(decimal - other.decimal) { double - other.double }
     }
 
     func multiply(_ other: LiquidNumber) throws -> LiquidNumber {
@@ -70,7 +99,8 @@ enum LiquidNumber {
             let (r, o) = a.multipliedReportingOverflow(by: b)
             return o ? .decimal(Decimal(a) * Decimal(b)) : .int(r)
         }
-        return .decimal(decimal * other.decimal)
+        if isFloat(other) { return .float(double * other.double) }
+        return Self.decimalOr(decimal * other.decimal) { double * other.double }
     }
 
     func divide(_ other: LiquidNumber) throws -> LiquidNumber {
@@ -82,7 +112,8 @@ enum LiquidNumber {
             if (a % b != 0) && ((a < 0) != (b < 0)) { q -= 1 }
             return .int(q)
         }
-        return .decimal(decimal / other.decimal)
+        if isFloat(other) { return .float(double / other.double) }
+        return Self.decimalOr(decimal / other.decimal) { double / other.double }
     }
 
     func modulo(_ other: LiquidNumber) throws -> LiquidNumber {
@@ -93,43 +124,64 @@ enum LiquidNumber {
             if r != 0 && ((r < 0) != (b < 0)) { r += b }
             return .int(r)
         }
+        if isFloat(other) {
+            // Floored, as Ruby's Float#%.
+            let a = double, b = other.double
+            return .float(a - b * (a / b).rounded(.down))
+        }
         // Floored modulo, as Ruby's BigDecimal#%: a - b * floor(a / b).
         let a = decimal, b = other.decimal
         var q = a / b
         var floored = Decimal()
         NSDecimalRound(&floored, &q, 0, .down)
-        return .decimal(a - b * floored)
+        let r = a - b * floored
+        if r.isNaN { return .float(double - other.double * (double / other.double).rounded(.down)) }
+        return .decimal(r)
     }
 
     var isZero: Bool {
         switch self {
         case .int(let i): return i == 0
         case .decimal(let d): return d.isZero
+        case .float(let d): return d == 0
         }
     }
 
     func compare(_ other: LiquidNumber) -> Int {
         if case .int(let a) = self, case .int(let b) = other { return a < b ? -1 : (a == b ? 0 : 1) }
+        if isFloat(other) {
+            let a = double, b = other.double
+            return a < b ? -1 : (a == b ? 0 : 1)
+        }
         let a = decimal, b = other.decimal
         return a < b ? -1 : (a == b ? 0 : 1)
     }
 }
 
-/// `BigDecimal(float.to_s)`: the decimal of the float's shortest printed form.
-func decimalFromDouble(_ d: Double) -> Decimal {
-    if !d.isFinite { return 0 }
+/// `BigDecimal(float.to_s)`: the decimal of the float's shortest printed form; `nil` for a
+/// float a decimal cannot hold (not finite, or an exponent beyond about ±125).
+func decimalFromDouble(_ d: Double) -> Decimal? {
+    if !d.isFinite { return nil }
     if d == 0 { return 0 }
     // The shortest round-tripping digits, as Ruby's `Float#to_s` (and so `BigDecimal(f.to_s)`) has them.
     let (digits, decpt) = shortestDigits(d.magnitude)
+    let exponent = decpt - digits.utf8.count
+    guard exponent >= -125 && exponent <= 110 else { return nil }
     var significand: UInt64 = 0
-    for b in digits.utf8 { significand = significand * 10 + UInt64(b - 48) }
-    let value = Decimal(sign: d < 0 ? .minus : .plus, exponent: decpt - digits.utf8.count, significand: Decimal(significand))
-    return value
+    for b in digits.utf8 { significand = significand &* 10 &+ UInt64(b &- 48) }
+    return Decimal(sign: d < 0 ? .minus : .plus, exponent: exponent, significand: Decimal(significand))
 }
 
 /// `BigDecimal#to_f`.
 func doubleFromDecimal(_ d: Decimal) -> Double {
-    Double(d.description) ?? 0
+    Double(d.description) ?? .nan
+}
+
+/// An integer from a number (rounding toward zero) when it has one within `Int`; `nil` for
+/// Infinity, NaN and numbers beyond 64 bits.
+func integer(exactlyTruncating d: Double) -> Int? {
+    guard d.isFinite else { return nil }
+    return Int(exactly: d.rounded(.towardZero))
 }
 
 /// Ruby's `Utils.to_integer` for filter arguments.
@@ -158,6 +210,7 @@ enum MathFilters {
             switch LiquidNumber.from(input) {
             case .int(let i): return i == Int.min ? .double(-Double(i)) : .int(abs(i))
             case .decimal(let d): return LiquidNumber.decimal(d < 0 ? -d : d).value
+            case .float(let d): return .double(d.magnitude)
             }
         },
         LiquidFilter("ceil") { input, _, _ in roundNumber(LiquidNumber.from(input), .up) },
@@ -173,9 +226,18 @@ enum MathFilters {
             let places: Int
             switch LiquidNumber.from(args[0]) {
             case .int(let i): places = i
-            case .decimal(let d): places = Int(doubleFromDecimal(d))
+            case let other:
+                guard let p = integer(exactlyTruncating: other.double) else {
+                    throw LiquidError.Reason.numberOutOfRange("round: \(args[0].renderedString) places")
+                }
+                places = p
             }
             if case .int = n, places >= 0 { return n.value }
+            if case .float(let d) = n {
+                // Beyond a decimal's range: a float has no digits left to round at any place
+                // a template can ask for.
+                return .double(d)
+            }
             var d = n.decimal
             var r = Decimal()
             NSDecimalRound(&r, &d, max(min(places, 30), -30), .plain)
@@ -192,6 +254,10 @@ enum MathFilters {
 
     /// `ceil`/`floor`: to an integer.
     static func roundNumber(_ n: LiquidNumber, _ mode: NSDecimalNumber.RoundingMode) -> LiquidValue {
+        if case .float(let d) = n {
+            // Too large for a decimal: already whole (or Infinity, NaN).
+            return .double(d)
+        }
         guard case .decimal(var d) = n else { return n.value }
         var r = Decimal()
         NSDecimalRound(&r, &d, 0, mode)

@@ -35,49 +35,50 @@ enum StringFilters {
         string("base64_url_safe_encode") {
             Data($0.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
         },
-        LiquidFilter("base64_decode") { input, _, _ in .string(try base64Decode(input.rubyString, urlSafe: false)) },
-        LiquidFilter("base64_url_safe_decode") { input, _, _ in .string(try base64Decode(input.rubyString, urlSafe: true)) },
+        LiquidFilter("base64_decode") { input, _, context in .string(try base64Decode(try context.rubyText(input), urlSafe: false)) },
+        LiquidFilter("base64_url_safe_decode") { input, _, context in .string(try base64Decode(try context.rubyText(input), urlSafe: true)) },
         string("strip_html") { stripHTML($0) },
-        stringArg("append", 1) { s, a in s + a[0].rubyString },
-        stringArg("prepend", 1) { s, a in a[0].rubyString + s },
-        stringArg("remove", 1) { s, a in s.replacingAll(a[0].rubyString, with: "") },
-        stringArg("remove_first", 1) { s, a in s.replacingFirst(a[0].rubyString, with: "") },
-        stringArg("remove_last", 1) { s, a in s.replacingLast(a[0].rubyString, with: "") },
-        stringArg("replace", 1...2) { s, a in s.replacingAll(a[0].rubyString, with: a[1].rubyString) },
-        stringArg("replace_first", 1...2) { s, a in s.replacingFirst(a[0].rubyString, with: a[1].rubyString) },
-        stringArg("replace_last", 2) { s, a in s.replacingLast(a[0].rubyString, with: a[1].rubyString) },
-        LiquidFilter("truncate", arguments: 0...2) { input, args, _ in
-            let s = input.rubyString
+        stringArg("append", 1) { s, a, c in s + (try c.rubyText(a[0])) },
+        stringArg("prepend", 1) { s, a, c in try c.rubyText(a[0]) + s },
+        stringArg("remove", 1) { s, a, c in try s.replacingAll(try c.rubyText(a[0]), with: "", limit: c.limits.stringBytes) },
+        stringArg("remove_first", 1) { s, a, c in s.replacingFirst(try c.rubyText(a[0]), with: "") },
+        stringArg("remove_last", 1) { s, a, c in s.replacingLast(try c.rubyText(a[0]), with: "") },
+        stringArg("replace", 1...2) { s, a, c in try s.replacingAll(try c.rubyText(a[0]), with: try c.rubyText(a[1]), limit: c.limits.stringBytes) },
+        stringArg("replace_first", 1...2) { s, a, c in s.replacingFirst(try c.rubyText(a[0]), with: try c.rubyText(a[1])) },
+        stringArg("replace_last", 2) { s, a, c in s.replacingLast(try c.rubyText(a[0]), with: try c.rubyText(a[1])) },
+        LiquidFilter("truncate", arguments: 0...2) { input, args, context in
+            let s = try context.rubyText(input)
             let length = args.has(0) ? try toInteger(args[0]) : 50
-            let ellipsis = args.has(1) ? args[1].rubyString : "..."
+            let ellipsis = args.has(1) ? try context.rubyText(args[1]) : "..."
             // Short strings are returned whole without counting characters one by one.
             if s.utf8.count <= length { return .string(s) }
             let chars = Array(s)
             if chars.count <= length { return .string(s) }
-            let keep = max(0, length - ellipsis.count)
+            let (room, overflow) = length.subtractingReportingOverflow(ellipsis.count)
+            let keep = overflow ? 0 : max(0, room)
             return .string(String(chars[0..<min(keep, chars.count)]) + ellipsis)
         },
-        LiquidFilter("truncatewords", arguments: 0...2) { input, args, _ in
-            let s = input.rubyString
+        LiquidFilter("truncatewords", arguments: 0...2) { input, args, context in
+            let s = try context.rubyText(input)
             var words = args.has(0) ? try toInteger(args[0]) : 15
-            let ellipsis = args.has(1) ? args[1].rubyString : "..."
+            let ellipsis = args.has(1) ? try context.rubyText(args[1]) : "..."
             if words <= 0 { words = 1 }
             let parts = s.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" || $0 == "\u{0B}" || $0 == "\u{0C}" })
             if parts.count <= words { return .string(s) }
             return .string(parts.prefix(words).joined(separator: " ") + ellipsis)
         },
-        LiquidFilter("split", arguments: 1...1) { input, args, _ in
-            let s = input.rubyString
-            let sep = args[0].rubyString
-            return .array(rubySplit(s, sep).map { .string($0) })
+        LiquidFilter("split", arguments: 1...1) { input, args, context in
+            let s = try context.rubyText(input)
+            let sep = try context.rubyText(args[0])
+            return .array(try rubySplit(s, sep, limit: context.limits.arrayElements).map { .string($0) })
         },
-        LiquidFilter("slice", arguments: 1...2) { input, args, _ in
+        LiquidFilter("slice", arguments: 1...2) { input, args, context in
             let start = try toInteger(args[0])
             let length = args[1].isNil ? 1 : try toInteger(args[1])
             if case .array(let a) = input {
                 return rubySlice(a, start, length).map { .array($0) } ?? .nil
             }
-            let chars = Array(input.rubyString)
+            let chars = Array(try context.rubyText(input))
             return rubySlice(chars, start, length).map { .string(String($0)) } ?? .nil
         },
         LiquidFilter("size") { input, _, _ in
@@ -85,7 +86,7 @@ enum StringFilters {
             case .string(let s): return .int(s.count)
             case .array(let a): return .int(a.count)
             case .object(let o): return .int(o.count)
-            case .range(let lo, let hi): return .int(max(0, hi - lo + 1))
+            case .range(let lo, let hi): return .int(rangeSize(lo, hi))
             case .int: return .int(8)  // Ruby's Integer#size: bytes in a machine word
             default: return .int(0)
             }
@@ -93,23 +94,23 @@ enum StringFilters {
     ]
 
     static func string(_ name: String, _ f: @escaping @Sendable (String) -> String) -> LiquidFilter {
-        LiquidFilter(name) { input, _, _ in .string(f(input.rubyString)) }
+        LiquidFilter(name) { input, _, context in .string(f(try context.rubyText(input))) }
     }
 
     /// `upcase`/`downcase`; as an output's last filter it writes into the output directly.
     static func caseFilter(_ name: String, upper: Bool) -> LiquidFilter {
-        LiquidFilter(name, { input, _, _ in
-            let s = input.rubyString
+        LiquidFilter(name, { input, _, context in
+            let s = try context.rubyText(input)
             return .string(asciiCase(s, upper: upper) ?? (upper ? s.uppercased() : s.lowercased()))
         }, appendToOutput: { input, out in appendASCIICase(input, upper: upper, to: &out) })
     }
 
-    static func stringArg(_ name: String, _ n: Int, _ f: @escaping @Sendable (String, FilterArguments) throws -> String) -> LiquidFilter {
+    static func stringArg(_ name: String, _ n: Int, _ f: @escaping @Sendable (String, FilterArguments, RenderContext) throws -> String) -> LiquidFilter {
         stringArg(name, n...n, f)
     }
 
-    static func stringArg(_ name: String, _ n: ClosedRange<Int>, _ f: @escaping @Sendable (String, FilterArguments) throws -> String) -> LiquidFilter {
-        LiquidFilter(name, arguments: n) { input, args, _ in .string(try f(input.rubyString, args)) }
+    static func stringArg(_ name: String, _ n: ClosedRange<Int>, _ f: @escaping @Sendable (String, FilterArguments, RenderContext) throws -> String) -> LiquidFilter {
+        LiquidFilter(name, arguments: n) { input, args, context in .string(try f(try context.rubyText(input), args, context)) }
     }
 }
 
@@ -163,20 +164,37 @@ func rubySlice<T>(_ items: [T], _ start: Int, _ length: Int) -> [T]? {
     var s = start
     if s < 0 { s += items.count }
     if s < 0 || s > items.count || length < 0 { return nil }
-    let end = min(items.count, s + length)
+    let end = length > items.count - s ? items.count : s + length
     return Array(items[s..<end])
+}
+
+/// The number of integers in `lo...hi` (0 when `lo > hi`), `Int.max` when that many do not fit.
+func rangeSize(_ lo: Int, _ hi: Int) -> Int {
+    if lo > hi { return 0 }
+    let (span, overflow) = hi.subtractingReportingOverflow(lo)
+    return overflow || span == Int.max ? Int.max : span + 1
 }
 
 /// Ruby's `String#split` with a string separator: a single space splits on runs of
 /// whitespace; an empty separator splits into characters; trailing empty strings are dropped.
-func rubySplit(_ s: String, _ sep: String) -> [String] {
-    var parts: [String]
+/// More than `limit` parts is ``LiquidLimit/arrayElements(_:)``, found before they are all made.
+func rubySplit(_ s: String, _ sep: String, limit: Int = .max) throws -> [String] {
+    var parts: [String] = []
+    func add(_ part: some StringProtocol) throws {
+        if parts.count >= limit { throw LiquidError.Reason.limitExceeded(.arrayElements(limit)) }
+        parts.append(String(part))
+    }
     if sep == " " {
-        parts = s.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+        for part in s.split(whereSeparator: { $0.isWhitespace }) { try add(part) }
     } else if sep.isEmpty {
-        parts = s.map { String($0) }
+        for ch in s { try add(String(ch)) }
     } else {
-        parts = s.components(separatedBy: sep)
+        var rest = Substring(s)
+        while let r = rest.range(of: sep) {
+            try add(rest[..<r.lowerBound])
+            rest = rest[r.upperBound...]
+        }
+        try add(rest)
     }
     while let last = parts.last, last.isEmpty { parts.removeLast() }
     return parts
@@ -331,12 +349,30 @@ extension String {
         return String(s)
     }
 
-    func replacingAll(_ target: String, with replacement: String) -> String {
+    /// Ruby's `gsub` with a string pattern; a result over `limit` bytes is
+    /// ``LiquidLimit/stringBytes(_:)``, found before it is built.
+    func replacingAll(_ target: String, with replacement: String, limit: Int = .max) throws -> String {
+        let tooLarge = LiquidError.Reason.limitExceeded(.stringBytes(limit))
         if target.isEmpty {
             // Ruby's gsub with an empty pattern inserts between every character.
+            let (insertions, o1) = replacement.utf8.count.multipliedReportingOverflow(by: count + 1)
+            let (total, o2) = insertions.addingReportingOverflow(utf8.count)
+            if o1 || o2 || total > limit { throw tooLarge }
             var out = replacement
             for ch in self { out.append(ch); out += replacement }
             return out
+        }
+        // A replacement no longer than its target cannot grow the string.
+        if replacement.utf8.count > target.utf8.count {
+            var occurrences = 0
+            var rest = Substring(self)
+            while let r = rest.range(of: target) {
+                occurrences += 1
+                rest = rest[r.upperBound...]
+            }
+            let (growth, o1) = (replacement.utf8.count - target.utf8.count).multipliedReportingOverflow(by: occurrences)
+            let (total, o2) = growth.addingReportingOverflow(utf8.count)
+            if o1 || o2 || total > limit { throw tooLarge }
         }
         return replacingOccurrences(of: target, with: replacement)
     }

@@ -26,10 +26,14 @@ public struct MarkupStream: ~Copyable {
     let lax: Bool
     /// UTF-8 offset of the markup in the template source.
     let markupOffset: Int
+    /// The parsing thread's ``StackGuard`` limit.
+    let stackLimit: UInt
 
     /// A stream with no markup yet (``lex(_:)`` reads it); `bytes` and `tokens` are buffers to reuse.
-    init(offset: Int, environment: LiquidEnvironment, lax: Bool, interner: Unmanaged<KeyInterner>, bytes: consuming [UInt8] = [], tokens: consuming [MarkupToken] = []) {
+    init(offset: Int, environment: LiquidEnvironment, lax: Bool, interner: Unmanaged<KeyInterner>, stackLimit: UInt,
+         bytes: consuming [UInt8] = [], tokens: consuming [MarkupToken] = []) {
         self.interner = interner
+        self.stackLimit = stackLimit
         self.markupOffset = offset
         self.unmanagedRegistry = Unmanaged.passUnretained(environment.registry)
         self.nestingDepth = environment.limits.nestingDepth
@@ -225,7 +229,7 @@ public struct MarkupStream: ~Copyable {
     public mutating func expression() throws -> LiquidExpression {
         depth += 1
         defer { depth -= 1 }
-        if depth > nestingDepth {
+        if depth > nestingDepth || StackGuard.isExhausted(limit: stackLimit) {
             throw LiquidError.Reason.limitExceeded(.nestingDepth(nestingDepth)).at(offset)
         }
         let start = offset
@@ -318,7 +322,13 @@ public struct MarkupStream: ~Copyable {
             }
             lookups.append(lookup)
         }
+        var count = 0
         while true {
+            if current.kind == .dot || current.kind == .lbracket {
+                // A path is walked one level per lookup: the nesting limit bounds it.
+                count += 1
+                if count > nestingDepth { throw LiquidError.Reason.limitExceeded(.nestingDepth(nestingDepth)).at(offset) }
+            }
             if current.kind == .dot {
                 advance()
                 let token = current
@@ -429,7 +439,7 @@ public struct MarkupStream: ~Copyable {
     public mutating func condition() throws -> Condition {
         depth += 1
         defer { depth -= 1 }
-        if depth > nestingDepth {
+        if depth > nestingDepth || StackGuard.isExhausted(limit: stackLimit) {
             throw LiquidError.Reason.limitExceeded(.nestingDepth(nestingDepth)).at(offset)
         }
         let left = try comparison()
@@ -470,7 +480,9 @@ func rangeBound(_ value: LiquidValue) throws -> Int {
     case .string(let s):
         // Ruby's String#to_i: leading integer, else 0.
         return rubyStringToInt(s)
-    case .double(let d) where d.isFinite: return Int(d)
+    case .double(let d):
+        guard let i = integer(exactlyTruncating: d) else { throw LiquidError.Reason.numberOutOfRange("range bound \(rubyFloatString(d))") }
+        return i
     default: throw LiquidError.Reason.argument("invalid integer")
     }
 }

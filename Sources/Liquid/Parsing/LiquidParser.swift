@@ -19,6 +19,8 @@ public final class LiquidParser {
     private var textBase = 0
     var position = 0
     var depth = 0
+    /// This thread's ``StackGuard`` limit (a parser is used only by the thread that made it).
+    let stackLimit = StackGuard.limit
     /// `true` while parsing the lines of a `{% liquid %}` tag.
     public private(set) var inLiquidTag = false
     /// Warnings collected in ``LiquidErrorMode/warn`` mode.
@@ -152,7 +154,7 @@ public final class LiquidParser {
                 }
                 depth += 1
                 defer { depth -= 1 }
-                if depth > environment.limits.nestingDepth {
+                if depth > environment.limits.nestingDepth || StackGuard.isExhausted(limit: stackLimit) {
                     throw LiquidError.Reason.limitExceeded(.nestingDepth(environment.limits.nestingDepth)).at(offset)
                 }
                 let node = try definition.parse(tagToken(token, name: tagName), parser: self)
@@ -232,7 +234,8 @@ public final class LiquidParser {
         // This thread's key table, looked up per markup: a parser a tag kept could be asked to
         // parse on another thread, after this one (and its table) ended.
         let interner = Unmanaged.passUnretained(KeyInterner.current)
-        var stream = MarkupStream(offset: offset, environment: environment, lax: lax, interner: interner, bytes: consume bytes, tokens: consume tokens)
+        var stream = MarkupStream(offset: offset, environment: environment, lax: lax, interner: interner, stackLimit: stackLimit,
+                                  bytes: consume bytes, tokens: consume tokens)
         let result: T
         do {
             try stream.lex(markup)

@@ -34,7 +34,8 @@ public final class RenderContext {
     /// Holds the template of a context made by ``LiquidTemplate/makeContext(_:options:)``,
     /// which may outlive the caller's reference.
     var keepAlive: AnyObject?
-    private(set) var limits: LiquidLimits
+    /// The limits of the template being rendered.
+    public private(set) var limits: LiquidLimits
     /// This render's options.
     public private(set) var options: RenderOptions
     /// The output so far, as UTF-8 bytes: appending is a copy of bytes, and the buffer keeps
@@ -50,16 +51,22 @@ public final class RenderContext {
     private var sole: String?
     private var soleLength = -1
 
-    /// Appends a value's text (an output's value).
+    /// Appends a value's text (an output's value). An array or object is written piece by
+    /// piece and stops at the output limit (its text can be far larger than its memory: one
+    /// long string many times over).
     @inline(__always)
-    func emit(_ value: borrowing LiquidValue) {
+    func emit(_ value: borrowing LiquidValue) throws {
         switch value {
         case .string(let s) where buffer.isEmpty && s.utf8.count > 15:
             sole = s
             appendUTF8(s, to: &buffer)
             soleLength = buffer.count
+        case .string(let s): appendUTF8(s, to: &buffer)
+        case .int(let i): appendDecimal(i, to: &buffer)
         default:
-            value.write(to: &buffer)
+            guard value.write(to: &buffer, limit: limits.outputBytes) else {
+                throw LiquidError.Reason.limitExceeded(.outputBytes(limits.outputBytes))
+            }
         }
     }
 
@@ -101,6 +108,19 @@ public final class RenderContext {
     /// A `forloop` drop no longer referenced, for the next loop (no allocation per loop).
     var spareForloop: ForloopDrop?
     var partialDepth = 0
+    /// Blocks being rendered, one inside the other, partials included (a dynamic nesting
+    /// depth, limited as the template's own nesting is).
+    var depth = 0
+    /// What `assign` and `capture` stored so far (see ``LiquidLimits/assignScore``).
+    var assignScore = 0
+    /// When this render (or session) must end, in ``monotonicNanoseconds()``; set by the first
+    /// time check, so that a short render never reads the clock.
+    var deadline: UInt64?
+    /// External requests made so far in this render or session.
+    var externalRequests = 0
+    /// This thread's ``StackGuard`` limit: a context renders on the thread that made it (the
+    /// contexts of ``RenderContextCache`` are per thread).
+    let stackLimit = StackGuard.limit
     var trace: [String] = []
     /// Storage for custom tags' per-render state.
     public var registers: [String: any Sendable] = [:]
@@ -115,6 +135,8 @@ public final class RenderContext {
         self.options = options
         self.data = data
         sessionData = nil
+        deadline = nil
+        externalRequests = 0
         begin(template)
     }
 
@@ -136,6 +158,8 @@ public final class RenderContext {
         lastIfchanged = nil
         if !forStack.isEmpty { forStack.removeAll(keepingCapacity: true) }
         partialDepth = 0
+        depth = 0
+        assignScore = 0
         if !trace.isEmpty { trace.removeAll(keepingCapacity: true) }
         if !registers.isEmpty { registers.removeAll(keepingCapacity: true) }
         if !warnings.isEmpty { warnings.removeAll(keepingCapacity: true) }
@@ -151,7 +175,8 @@ public final class RenderContext {
     /// Appends text to the output.
     @inline(__always) public func write(_ text: String) { appendUTF8(text, to: &buffer) }
 
-    /// Counts one render step and enforces the step and output limits.
+    /// Counts one render step and enforces the step and output limits, and every 256 steps
+    /// the time limit.
     @inline(__always) func step() throws {
         steps &+= 1
         if steps > limits.renderSteps {
@@ -159,6 +184,81 @@ public final class RenderContext {
         }
         if buffer.count > limits.outputBytes {
             throw LiquidError.Reason.limitExceeded(.outputBytes(limits.outputBytes))
+        }
+        if steps & 255 == 0 { _ = try remainingSeconds() }
+    }
+
+    /// The seconds this render (or session) has left of ``LiquidLimits/renderSeconds``; the
+    /// first call starts the clock. Throws ``LiquidLimit/renderSeconds(_:)`` when none is
+    /// left. A tag that waits (for the network, say) waits at most this long.
+    public func remainingSeconds() throws -> Double {
+        let now = monotonicNanoseconds()
+        guard let deadline else {
+            let budget = limits.renderSeconds
+            // (A budget beyond what the clock can count is no budget.)
+            deadline = budget < 1e9 ? now &+ UInt64(max(0, budget) * 1e9) : .max
+            return max(0, budget)
+        }
+        if now >= deadline { throw LiquidError.Reason.limitExceeded(.renderSeconds(limits.renderSeconds)) }
+        return Double(deadline - now) / 1e9
+    }
+
+    /// Counts one request to the outside world (a dialect's Connected Content call) against
+    /// ``LiquidLimits/externalRequests`` and the time left; returns the seconds left.
+    public func beginExternalRequest() throws -> Double {
+        let left = try remainingSeconds()
+        guard externalRequests < limits.externalRequests else {
+            throw LiquidError.Reason.limitExceeded(.externalRequests(limits.externalRequests))
+        }
+        externalRequests += 1
+        return left
+    }
+
+    /// Throws when `value` is larger than a filter's result may be (``LiquidLimits/stringBytes``,
+    /// ``LiquidLimits/arrayElements``).
+    @inline(__always)
+    public func checkSize(_ value: borrowing LiquidValue) throws {
+        switch value {
+        case .string(let s):
+            if s.utf8.count > limits.stringBytes { throw LiquidError.Reason.limitExceeded(.stringBytes(limits.stringBytes)) }
+        case .array(let a):
+            if a.count > limits.arrayElements { throw LiquidError.Reason.limitExceeded(.arrayElements(limits.arrayElements)) }
+        default: break
+        }
+    }
+
+    /// The text `value` renders as (``LiquidValue/renderedString``), refused past
+    /// ``LiquidLimits/stringBytes`` (an array's text can be far larger than its memory).
+    public func renderedText(_ value: LiquidValue) throws -> String {
+        if case .string(let s) = value { return s }
+        var bytes: [UInt8] = []
+        guard value.write(to: &bytes, limit: limits.stringBytes) else {
+            throw LiquidError.Reason.limitExceeded(.stringBytes(limits.stringBytes))
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `value` as JSON text (``LiquidValue/jsonString``), refused past ``LiquidLimits/stringBytes``.
+    public func jsonText(_ value: LiquidValue) throws -> String {
+        var bytes: [UInt8] = []
+        guard value.writeJSONBytes(to: &bytes, limit: limits.stringBytes) else {
+            throw LiquidError.Reason.limitExceeded(.stringBytes(limits.stringBytes))
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Ruby's `to_s` of `value` as filters see it (arrays and objects as `inspect`), refused
+    /// past ``LiquidLimits/stringBytes``.
+    public func rubyText(_ value: LiquidValue) throws -> String {
+        switch value {
+        case .string(let s): return s
+        case .array, .object, .drop:
+            var bytes: [UInt8] = []
+            guard value.writeRubyString(to: &bytes, limit: limits.stringBytes) else {
+                throw LiquidError.Reason.limitExceeded(.stringBytes(limits.stringBytes))
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        default: return value.renderedString
         }
     }
 
@@ -187,6 +287,27 @@ public final class RenderContext {
     /// Sets a variable as `assign` does (visible after the enclosing blocks end).
     public func assign(_ name: String, _ value: LiquidValue) { globals[PropertyKey(name)] = value }
 
+    /// Sets a variable as `assign` and `capture` do, counting the value against
+    /// ``LiquidLimits/assignScore`` and ``LiquidLimits/stringBytes``.
+    public func store(_ name: String, _ value: LiquidValue) throws { try store(PropertyKey(name), value) }
+
+    /// ``store(_:_:)-(String,_)`` with a precomputed key.
+    func store(_ key: PropertyKey, _ value: LiquidValue) throws {
+        try checkSize(value)
+        let score: Int
+        switch value {
+        case .string(let s): score = s.utf8.count
+        case .array(let a): score = a.count
+        case .object(let o): score = o.count
+        default: score = 1
+        }
+        assignScore = assignScore.addingReportingOverflow(score).partialValue
+        if assignScore > limits.assignScore || assignScore < 0 {
+            throw LiquidError.Reason.limitExceeded(.assignScore(limits.assignScore))
+        }
+        globals[key] = value
+    }
+
     /// Runs `body` with `name` bound to `value` in a new innermost scope.
     func pushLocal(_ name: String, _ value: LiquidValue) { locals.append((PropertyKey(name), value)) }
     func pushLocal(_ key: PropertyKey, _ value: LiquidValue) { locals.append((key, value)) }
@@ -214,11 +335,23 @@ public final class RenderContext {
         case .literal(let v): return copy v
         case .variable(let path): return try resolve(path)
         case .range(let lo, let hi):
+            try checkStack()
             return .range(try rangeBound(try evaluate(lo)), try rangeBound(try evaluate(hi)))
         case .blank: return .drop(LiquidDropBox(MethodLiteralDrop.blank))
         case .empty: return .drop(LiquidDropBox(MethodLiteralDrop.empty))
-        case .filtered(let f): return try evaluate(f)
+        case .filtered(let f):
+            try checkStack()
+            return try evaluate(f)
         case .custom(let c): return try c.evaluate(self)
+        }
+    }
+
+    /// Throws ``LiquidLimit/renderDepth(_:)`` when this thread's stack is nearly used up (see
+    /// ``StackGuard``): for the paths that recurse on what a template nests.
+    @inline(__always)
+    func checkStack() throws {
+        if StackGuard.isExhausted(limit: stackLimit) {
+            throw LiquidError.Reason.limitExceeded(.renderDepth(limits.renderDepth))
         }
     }
 
@@ -254,13 +387,15 @@ public final class RenderContext {
             }
             return try walk(v, path, 0)
         case .dynamic(let e):
+            try checkStack()
             let key = try evaluate(e)
-            guard let v = variable(key.renderedString) else {
+            guard let v = variable(try renderedText(key)) else {
                 if options.strictVariables { throw LiquidError.Reason.undefinedVariable(path.text) }
                 return .nil
             }
             return try walk(v, path, 0)
         case .value(let e):
+            try checkStack()
             return try walk(try evaluate(e), path, 0)
         }
     }
@@ -285,6 +420,7 @@ public final class RenderContext {
             default: return try walk((copy value).element(.int(i)), path, index + 1)
             }
         case .dynamic(let e):
+            try checkStack()
             return try walk((copy value).element(try evaluate(e)), path, index + 1)
         }
     }
@@ -343,21 +479,29 @@ public final class RenderContext {
         }
     }
 
-    /// Calls `filter` on `value` (a drop as the value it stands for).
+    /// Calls `filter` on `value` (a drop as the value it stands for); a result over the size
+    /// limits is an error.
     @inline(__always)
     private func invoke(_ filter: LiquidFilter, _ value: borrowing LiquidValue, _ args: borrowing FilterArguments) throws -> LiquidValue {
+        let result: LiquidValue
         switch value {
-        case .drop: return try filter.function((copy value).resolved, args, self)
-        default: return try filter.function(value, args, self)
+        case .drop: result = try filter.function((copy value).resolved, args, self)
+        default: result = try filter.function(value, args, self)
         }
+        try checkSize(result)
+        return result
     }
 
     /// Evaluates a condition.
     public func evaluate(_ condition: borrowing Condition) throws -> Bool {
         switch condition {
         case .value(let e): return try evaluate(e).isTruthy
-        case .and(let a, let b): return try evaluate(a) && evaluate(b)
-        case .or(let a, let b): return try evaluate(a) || evaluate(b)
+        case .and(let a, let b):
+            try checkStack()
+            return try evaluate(a) && evaluate(b)
+        case .or(let a, let b):
+            try checkStack()
+            return try evaluate(a) || evaluate(b)
         case .comparison(let l, let op, let r):
             let left = try evaluate(l)
             // `x == blank`, `x != empty`: asked of x directly (x not itself a blank/empty literal).
@@ -404,6 +548,7 @@ public final class RenderContext {
         sole = nil
         defer { swap(&saved, &buffer); sole = nil }
         try render()
+        if buffer.count > limits.stringBytes { throw LiquidError.Reason.limitExceeded(.stringBytes(limits.stringBytes)) }
         return String(decoding: buffer, as: UTF8.self)
     }
 }
@@ -438,4 +583,11 @@ enum RenderContextCache {
         context.sessionData = nil
         slot.put(context)
     }
+}
+
+/// A monotonic clock's nanoseconds (not the wall clock: a clock change never ends a render).
+func monotonicNanoseconds() -> UInt64 {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return UInt64(t.tv_sec) &* 1_000_000_000 &+ UInt64(t.tv_nsec)
 }

@@ -6,7 +6,7 @@ struct AssignTag: LiquidTag {
         let target: String
         let value: FilteredExpression
         func render(_ context: RenderContext) throws {
-            context.assign(target, try context.evaluate(value))
+            try context.store(PropertyKey(target), try context.evaluate(value))
         }
         var isBlank: Bool { true }
     }

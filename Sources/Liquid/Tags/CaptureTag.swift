@@ -6,7 +6,7 @@ struct CaptureTag: LiquidTag {
         let target: String
         let body: Body
         func render(_ context: RenderContext) throws {
-            context.assign(target, .string(try context.capture(body)))
+            try context.store(PropertyKey(target), .string(try context.capture(body)))
         }
         var isBlank: Bool { true }
     }

@@ -7,9 +7,9 @@ struct CycleTag: LiquidTag {
         let key: String
         let values: [LiquidExpression]
         func render(_ context: RenderContext) throws {
-            let name = try group.map { try context.evaluate($0).renderedString } ?? key
+            let name = try group.map { try context.renderedText(try context.evaluate($0)) } ?? key
             let position = context.cycles[name] ?? 0
-            if position < values.count { try context.evaluate(values[position]).write(to: &context.buffer) }
+            if position < values.count { try context.emit(try context.evaluate(values[position])) }
             context.cycles[name] = position + 1 >= values.count ? 0 : position + 1
         }
     }

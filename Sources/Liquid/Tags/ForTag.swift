@@ -110,7 +110,9 @@ func loopInteger(_ value: LiquidValue) throws -> Int? {
     switch value.resolved {
     case .nil: return nil
     case .int(let i): return i
-    case .double(let d) where d.isFinite: return Int(d)
+    case .double(let d):
+        guard let i = integer(exactlyTruncating: d) else { throw LiquidError.Reason.numberOutOfRange("loop parameter \(rubyFloatString(d))") }
+        return i
     case .string(let s):
         guard let i = Int(s.trimmingCharacters()) else { throw LiquidError.Reason.argument("invalid integer") }
         return i
@@ -190,7 +192,7 @@ struct ForTag: LiquidTag {
             let limit = try parameters.limit.flatMap { try loopInteger(try context.evaluate($0)) }
             var items = LoopItems(collection, from: from, limit: limit) ?? LoopItems(.array([]))!
             items.reversed = parameters.reversed
-            context.setForOffset(loopName, from + items.count)
+            context.setForOffset(loopName, from.addingReportingOverflow(items.count).overflow ? Int.max : from + items.count)
             guard items.count > 0 else {
                 try elseBody?.render(context)
                 return

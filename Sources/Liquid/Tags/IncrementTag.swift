@@ -14,11 +14,30 @@ struct IncrementTag: LiquidTag {
                 return nil
             }() {
             case .int(let i)?: value = i
+            case .double(let d)?:
+                // A counter past 64 bits (Ruby's bignum) goes on as a float, as math filters do.
+                let next = delta < 0 ? d - 1 : d
+                context.write(rubyFloatString(next))
+                context.counters[variable] = .double(delta > 0 ? next + 1 : next)
+                return
             default: value = 0
             }
-            if delta < 0 { value -= 1 }
+            if delta < 0 {
+                guard value > Int.min else {
+                    context.write(rubyFloatString(Double(value) - 1))
+                    context.counters[variable] = .double(Double(value) - 1)
+                    return
+                }
+                value -= 1
+            }
             context.write(String(value))
-            if delta > 0 { value += 1 }
+            if delta > 0 {
+                guard value < Int.max else {
+                    context.counters[variable] = .double(Double(value) + 1)
+                    return
+                }
+                value += 1
+            }
             context.counters[variable] = .int(value)
         }
     }

@@ -122,7 +122,7 @@ struct IncludeTag: LiquidTag {
             if context.registers["isolated"] != nil {
                 throw LiquidError.Reason.syntax("include usage is not allowed in this context")
             }
-            let name = try context.evaluate(call.name).renderedString
+            let name = try context.renderedText(try context.evaluate(call.name))
             let partial = try context.loadPartial(name)
             let alias = call.alias ?? String(name.split(separator: "/").last ?? "")
             let variable = try call.variable.map { try context.evaluate($0) } ?? context.variable(name) ?? .nil

@@ -29,8 +29,17 @@ enum Civil {
 
     static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
 
-    /// Floor division.
-    static func floorDiv(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
+    /// Floor division (`b` > 0), for every `a`.
+    static func floorDiv(_ a: Int, _ b: Int) -> Int {
+        let q = a / b
+        return a % b < 0 ? q - 1 : q
+    }
+
+    /// Floor modulo (`b` > 0): from 0 to `b - 1`.
+    static func floorMod(_ a: Int, _ b: Int) -> Int {
+        let r = a % b
+        return r < 0 ? r + b : r
+    }
 
     /// Broken-down local time of Unix seconds shown at `offset` seconds from UTC.
     struct Fields {
@@ -44,9 +53,10 @@ enum Civil {
     }
 
     static func fields(unixSeconds: Int, offset: Int) -> Fields {
-        let local = unixSeconds + offset
-        let days = floorDiv(local, 86_400)
-        let secs = local - days * 86_400
+        // Days and seconds apart, so that no sum overflows at the ends of the 64-bit range.
+        let secs = floorMod(floorMod(unixSeconds, 86_400) + floorMod(offset, 86_400), 86_400)
+        let days = floorDiv(unixSeconds, 86_400) + floorDiv(offset, 86_400)
+            + floorDiv(floorMod(unixSeconds, 86_400) + floorMod(offset, 86_400), 86_400)
         let (y, m, d) = date(days: days)
         let weekday = ((days % 7) + 7 + 4) % 7
         let yday = days - Civil.days(year: y, month: 1, day: 1) + 1

@@ -16,6 +16,9 @@ public struct JSONValueParser {
     private let end: Int
     private var i: Int
     private var depth = 0
+    /// The deepest arrays and objects nest in a document (Ruby's JSON parser's default): every
+    /// operation on a value recurses through its nesting, so data may not nest without bound.
+    public static let maxDepth = 100
     /// `bytes` while a parse runs (read through a pointer: no bounds checks beyond the parser's own).
     private var buf = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     /// This thread's key table, while a parse runs (looked up once a parse, not once a key).
@@ -83,7 +86,7 @@ public struct JSONValueParser {
         case UInt8(ascii: "{"):
             depth += 1
             defer { depth -= 1 }
-            if depth > 512 { throw error("JSON nested too deeply") }
+            if depth > Self.maxDepth { throw error("JSON nested more than \(Self.maxDepth) deep") }
             i += 1
             skipSpace()
             if i < end && buf[i] == UInt8(ascii: "}") { i += 1; return .object(LiquidObject()) }
@@ -106,7 +109,7 @@ public struct JSONValueParser {
         case UInt8(ascii: "["):
             depth += 1
             defer { depth -= 1 }
-            if depth > 512 { throw error("JSON nested too deeply") }
+            if depth > Self.maxDepth { throw error("JSON nested more than \(Self.maxDepth) deep") }
             i += 1
             var array: [LiquidValue] = []
             skipSpace()
@@ -217,13 +220,20 @@ public struct JSONValueParser {
                 case UInt8(ascii: "f"): out.append(0x0C)
                 case UInt8(ascii: "u"):
                     var code = try hex4()
-                    if (0xD800..<0xDC00).contains(code), i + 1 < end, buf[i] == UInt8(ascii: "\\"), buf[i + 1] == UInt8(ascii: "u") {
+                    // A high surrogate and a low one make one scalar; a surrogate without its
+                    // pair is U+FFFD (and whatever escape follows is read on its own).
+                    if (0xD800..<0xDC00).contains(code), i + 5 < end, buf[i] == UInt8(ascii: "\\"), buf[i + 1] == UInt8(ascii: "u") {
+                        let mark = i
                         i += 2
                         let low = try hex4()
-                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                        if (0xDC00..<0xE000).contains(low) {
+                            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                        } else {
+                            i = mark
+                        }
                     }
                     let scalar = UnicodeScalar(code) ?? "\u{FFFD}"
-                    out.append(contentsOf: Array(String(Character(scalar)).utf8))
+                    out.append(contentsOf: String(Character(scalar)).utf8)
                 default: out.append(e)
                 }
                 continue
@@ -253,7 +263,11 @@ extension LiquidValue {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    func writeJSONBytes(to out: inout [UInt8]) {
+    func writeJSONBytes(to out: inout [UInt8]) { _ = writeJSONBytes(to: &out, limit: .max) }
+
+    /// Appends the JSON text to `out`; `false` (with part of it written) as soon as `out`
+    /// holds more than `limit` bytes.
+    func writeJSONBytes(to out: inout [UInt8], limit: Int) -> Bool {
         switch self {
         case .nil: out += [0x6E, 0x75, 0x6C, 0x6C]
         case .bool(let b): out += b ? Array("true".utf8) : Array("false".utf8)
@@ -264,7 +278,7 @@ extension LiquidValue {
             out.append(0x5B)
             for (n, e) in a.enumerated() {
                 if n > 0 { out.append(0x2C) }
-                e.writeJSONBytes(to: &out)
+                guard e.writeJSONBytes(to: &out, limit: limit) else { return false }
             }
             out.append(0x5D)
         case .object(let o):
@@ -273,12 +287,13 @@ extension LiquidValue {
                 if n > 0 { out.append(0x2C) }
                 writeJSONStringBytes(e.key, to: &out)
                 out.append(0x3A)
-                e.value.writeJSONBytes(to: &out)
+                guard e.value.writeJSONBytes(to: &out, limit: limit) else { return false }
             }
             out.append(0x7D)
         case .range(let lo, let hi): out += "\"\(lo)..\(hi)\"".utf8
-        case .drop(let d): d.drop.liquidSelf.writeJSONBytes(to: &out)
+        case .drop(let d): return d.drop.liquidSelf.writeJSONBytes(to: &out, limit: limit)
         }
+        return out.count <= limit
     }
 
     /// Serializes as indented JSON (two spaces, keys in order, a newline at the end of

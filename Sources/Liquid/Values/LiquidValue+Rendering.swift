@@ -12,6 +12,13 @@ extension LiquidValue {
         }
     }
 
+    /// The rendered text, or `nil` when it is longer than `limit` bytes.
+    func renderedString(limit: Int) -> String? {
+        if case .string(let s) = self { return s.utf8.count <= limit ? s : nil }
+        var out: [UInt8] = []
+        return write(to: &out, limit: limit) ? String(decoding: out, as: UTF8.self) : nil
+    }
+
     /// Appends the rendered text to `out`.
     @inline(__always)
     public func write(to out: inout String) {
@@ -27,48 +34,104 @@ extension LiquidValue {
     }
 
     /// Appends the rendered text to a UTF-8 buffer (the render's output).
-    public func write(to out: inout [UInt8]) {
+    public func write(to out: inout [UInt8]) { _ = write(to: &out, limit: .max) }
+
+    /// Appends the rendered text to `out`; returns `false` (with part of the text written) as
+    /// soon as `out` holds more than `limit` bytes. An array is written element by element, so
+    /// that one long string repeated many times never becomes one huge buffer.
+    func write(to out: inout [UInt8], limit: Int) -> Bool {
         switch self {
         case .nil: break
         case .string(let s): appendUTF8(s, to: &out)
         case .int(let i): appendDecimal(i, to: &out)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .double(let d): out.append(contentsOf: rubyFloatString(d).utf8)
-        case .array(let a): for e in a { e.write(to: &out) }
+        case .array(let a):
+            for e in a where !e.write(to: &out, limit: limit) { return false }
         case .range(let lo, let hi): out.append(contentsOf: "\(lo)..\(hi)".utf8)
-        case .object: out.append(contentsOf: rubyInspect.utf8)
-        case .drop(let d): d.drop.liquidSelf.write(to: &out)
+        case .object: return writeInspect(to: &out, limit: limit)
+        case .drop(let d): return d.drop.liquidSelf.write(to: &out, limit: limit)
         }
+        return out.count <= limit
     }
 
     /// Ruby's `inspect`, used for objects rendered directly and in error messages.
     var rubyInspect: String {
+        var out: [UInt8] = []
+        _ = writeInspect(to: &out, limit: .max)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends Ruby's `inspect` of the value to `out`; `false` once `out` holds more than `limit` bytes.
+    func writeInspect(to out: inout [UInt8], limit: Int) -> Bool {
         switch self {
-        case .nil: return "nil"
-        case .string(let s): return rubyInspectString(s)
-        case .int, .double, .bool, .range: return renderedString
-        case .array(let a): return "[" + a.map(\.rubyInspect).joined(separator: ", ") + "]"
+        case .nil: out.append(contentsOf: "nil".utf8)
+        case .string(let s): appendInspected(s, to: &out)
+        case .int, .double, .bool, .range: return write(to: &out, limit: limit)
+        case .array(let a):
+            out.append(UInt8(ascii: "["))
+            for (i, e) in a.enumerated() {
+                if i > 0 { out.append(contentsOf: ", ".utf8) }
+                guard e.writeInspect(to: &out, limit: limit) else { return false }
+            }
+            out.append(UInt8(ascii: "]"))
         case .object(let o):
-            return "{" + o.map { "\(rubyInspectString($0.key))=>\($0.value.rubyInspect)" }.joined(separator: ", ") + "}"
-        case .drop(let d): return d.drop.liquidSelf.rubyInspect
+            out.append(UInt8(ascii: "{"))
+            for (i, pair) in o.enumerated() {
+                if i > 0 { out.append(contentsOf: ", ".utf8) }
+                appendInspected(pair.key, to: &out)
+                out.append(contentsOf: "=>".utf8)
+                guard pair.value.writeInspect(to: &out, limit: limit) else { return false }
+            }
+            out.append(UInt8(ascii: "}"))
+        case .drop(let d): return d.drop.liquidSelf.writeInspect(to: &out, limit: limit)
+        }
+        return out.count <= limit
+    }
+
+    /// Ruby's `inspect`, cut after about 100 bytes (for error messages).
+    var briefInspect: String {
+        var out: [UInt8] = []
+        if writeInspect(to: &out, limit: 100) { return String(decoding: out, as: UTF8.self) }
+        var cut = 100
+        while cut > 0 && out[cut] & 0xC0 == 0x80 { cut -= 1 }  // not inside a UTF-8 sequence
+        return String(decoding: out[..<cut], as: UTF8.self) + "..."
+    }
+
+    /// Appends Ruby's `to_s` as filters see it (arrays and objects as `inspect`); `false` once
+    /// `out` holds more than `limit` bytes.
+    func writeRubyString(to out: inout [UInt8], limit: Int) -> Bool {
+        switch self {
+        case .array, .object: return writeInspect(to: &out, limit: limit)
+        case .drop(let d): return d.drop.liquidSelf.writeRubyString(to: &out, limit: limit)
+        default: return write(to: &out, limit: limit)
         }
     }
 }
 
+/// Ruby's `String#inspect` of `s`.
 func rubyInspectString(_ s: String) -> String {
-    var out = "\""
-    for ch in s.unicodeScalars {
-        switch ch {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\t": out += "\\t"
-        case "\r": out += "\\r"
-        default:
-            if ch.value < 0x20 { out += "\\x" + String(ch.value, radix: 16, uppercase: true).leftPadded(to: 2) } else { out.unicodeScalars.append(ch) }
+    var out: [UInt8] = []
+    appendInspected(s, to: &out)
+    return String(decoding: out, as: UTF8.self)
+}
+
+/// Appends Ruby's `String#inspect` of `s` (quotes and escapes) to `out`.
+func appendInspected(_ s: String, to out: inout [UInt8]) {
+    let hex = Array("0123456789ABCDEF".utf8)
+    out.append(UInt8(ascii: "\""))
+    for b in s.utf8 {
+        switch b {
+        case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+        case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+        case UInt8(ascii: "\n"): out.append(contentsOf: "\\n".utf8)
+        case UInt8(ascii: "\t"): out.append(contentsOf: "\\t".utf8)
+        case UInt8(ascii: "\r"): out.append(contentsOf: "\\r".utf8)
+        case 0..<0x20: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "x"), hex[Int(b >> 4)], hex[Int(b & 0x0F)]])
+        default: out.append(b)
         }
     }
-    return out + "\""
+    out.append(UInt8(ascii: "\""))
 }
 
 extension String {

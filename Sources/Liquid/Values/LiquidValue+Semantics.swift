@@ -115,7 +115,7 @@ extension LiquidValue {
             return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
         case (let a, let b):
             if a.isNumberOrString && b.isNumberOrString {
-                throw LiquidError.Reason.argument("comparison of \(a.rubyClassName) with \(b.rubyInspect) failed")
+                throw LiquidError.Reason.argument("comparison of \(a.rubyClassName) with \(b.briefInspect) failed")
             }
             return nil
         }
@@ -152,7 +152,10 @@ extension LiquidValue {
     func liquidContains(_ needle: LiquidValue) -> Bool {
         switch (self.resolved, needle.resolved) {
         case (_, .nil), (_, .bool(false)): return false
-        case (.string(let s), let n): return n.renderedString.isEmpty || s.contains(n.renderedString)
+        case (.string(let s), let n):
+            // A needle longer than the string is not in it (and an array's text may be huge).
+            guard let text = n.renderedString(limit: s.utf8.count) else { return false }
+            return text.isEmpty || s.contains(text)
         case (.array(let a), let n): return a.contains { $0.liquidEquals(n) }
         case (.object(let o), .string(let k)): return o[k] != nil
         case (.range(let lo, let hi), .int(let n)): return lo <= n && n <= hi
@@ -188,7 +191,7 @@ extension LiquidValue {
             return key.name == "size" ? .int(s.count) : .nil
         case .range(let lo, let hi):
             switch key.name {
-            case "size": return .int(max(0, hi - lo + 1))
+            case "size": return .int(rangeSize(lo, hi))
             case "first": return .int(lo)
             case "last": return .int(hi)
             default: return .nil
@@ -209,12 +212,12 @@ extension LiquidValue {
         case (.array(let a), .int(var i)):
             if i < 0 { i += a.count }
             return i >= 0 && i < a.count ? a[i] : .nil
-        case (.array(let a), .double(let d)) where d.isFinite:
-            var i = Int(d)
+        case (.array(let a), .double(let d)):
+            guard var i = integer(exactlyTruncating: d) else { return .nil }
             if i < 0 { i += a.count }
             return i >= 0 && i < a.count ? a[i] : .nil
         case (.object(let o), .string(let k)): return o[k] ?? .nil
-        case (.object(let o), let k): return o[k.renderedString] ?? .nil
+        case (.object(let o), let k): return k.renderedString(limit: 1 << 16).flatMap { o[$0] } ?? .nil
         case (.array, .string(let k)), (.range, .string(let k)), (.string, .string(let k)), (.drop, .string(let k)):
             return property(k)
         default: return .nil

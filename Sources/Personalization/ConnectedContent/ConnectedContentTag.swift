@@ -116,7 +116,7 @@ struct ConnectedContentTag: LiquidTag {
                     o["__http_status_code__"] = .int(response.status)
                     value = .object(o)
                 }
-                context.assign(options.save ?? "connected", value)
+                try context.store(options.save ?? "connected", value)
             } else if (200..<300).contains(response.status) {
                 context.write(text)
             }
@@ -169,13 +169,16 @@ struct ConnectedContentTag: LiquidTag {
             try context.capture { try context.renderPartial(template, name: "connected_content") }
         }
 
+        /// Sends the request (retried with `:retry`): one of the render's external requests, and
+        /// every attempt and pause within the time the render has left (``LiquidLimits``).
         func fetch(_ request: ConnectedContentRequest, _ configuration: ConnectedContentConfiguration, _ context: RenderContext) throws -> ConnectedContentResponse? {
             let attempts = options.retry ? 6 : 1
             var delay = configuration.retryDelay
             var lastProblem = ""
+            var left = try context.beginExternalRequest()
             for attempt in 1...attempts {
                 do {
-                    let response = try configuration.client.send(request, timeout: configuration.timeout)
+                    let response = try configuration.client.send(request, timeout: min(configuration.timeout, left))
                     if response.status < 500 { return response }
                     lastProblem = "HTTP \(response.status)"
                 } catch let failure as ConnectedContentFailure {
@@ -183,8 +186,12 @@ struct ConnectedContentTag: LiquidTag {
                     if case .urlNotAllowed = failure { break }
                 }
                 if attempt < attempts {
+                    // A pause the render has no time for ends it (as a limit, not an abort).
+                    left = try context.remainingSeconds()
+                    if delay >= left { throw LiquidError.Reason.limitExceeded(.renderSeconds(context.limits.renderSeconds)) }
                     Thread.sleep(forTimeInterval: delay)
                     delay *= 2
+                    left = try context.remainingSeconds()
                 }
             }
             if options.retry {

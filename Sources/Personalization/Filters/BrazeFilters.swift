@@ -6,28 +6,28 @@ import Liquid
 enum BrazeFilters {
     static let all: [LiquidFilter] = [
         timeZone,
-        LiquidFilter("json_escape") { input, _, _ in
-            var text = LiquidValue.string(input.renderedString).jsonString
+        LiquidFilter("json_escape") { input, _, context in
+            var text = LiquidValue.string(try context.renderedText(input)).jsonString
             text.removeFirst()
             text.removeLast()
             return .string(text)
         },
-        LiquidFilter("json_parse") { input, _, _ in
-            do { return try JSONValueParser.parse(input.renderedString) } catch let e as JSONValueParser.SyntaxError {
+        LiquidFilter("json_parse") { input, _, context in
+            do { return try JSONValueParser.parse(try context.renderedText(input)) } catch let e as JSONValueParser.SyntaxError {
                 throw LiquidError.Reason.argument("json_parse: invalid JSON at \(e.line):\(e.column): \(e.message)")
             }
         },
-        LiquidFilter("as_json_string") { input, _, _ in .string(input.jsonString) },
-        LiquidFilter("url_escape") { input, _, _ in .string(percentEncode(input.renderedString, keeping: urlSafe)) },
-        LiquidFilter("url_param_escape") { input, _, _ in .string(percentEncode(input.renderedString, keeping: unreservedURLBytes)) },
-        LiquidFilter("number_with_delimiter", arguments: 0...1) { input, args, _ in
-            .string(numberWithDelimiter(input, delimiter: args.has(0) ? args[0].renderedString : ","))
+        LiquidFilter("as_json_string") { input, _, context in .string(try context.jsonText(input)) },
+        LiquidFilter("url_escape") { input, _, context in .string(percentEncode(try context.renderedText(input), keeping: urlSafe)) },
+        LiquidFilter("url_param_escape") { input, _, context in .string(percentEncode(try context.renderedText(input), keeping: unreservedURLBytes)) },
+        LiquidFilter("number_with_delimiter", arguments: 0...1) { input, args, context in
+            .string(try numberWithDelimiter(input, delimiter: args.has(0) ? try context.renderedText(args[0]) : ",", context: context))
         },
-        LiquidFilter("money") { input, _, _ in .string(money(input)) },
-        LiquidFilter("property_accessor", arguments: 1...1) { input, args, _ in
+        LiquidFilter("money") { input, _, context in .string(try money(input, context: context)) },
+        LiquidFilter("property_accessor", arguments: 1...1) { input, args, context in
             switch input {
-            case .object(let o): return o[args[0].renderedString] ?? .nil
-            case .drop(let d): return d.drop.liquidProperty(args[0].renderedString) ?? .nil
+            case .object(let o): return o[try context.renderedText(args[0])] ?? .nil
+            case .drop(let d): return d.drop.liquidProperty(try context.renderedText(args[0])) ?? .nil
             default: return .nil
             }
         },
@@ -47,7 +47,7 @@ enum BrazeFilters {
     /// A missing or unknown zone gives UTC and a warning.
     static let timeZone = LiquidFilter("time_zone", arguments: 1...1) { input, args, context in
         guard let time = LiquidTime.parse(input, options: context.options) else { return input }
-        let name = args[0].renderedString
+        let name = try context.renderedText(args[0])
         guard !name.isEmpty, let zone = TimeZone(identifier: name) else {
             context.warnings.append("time_zone: unknown time zone '\(name)', using UTC")
             return .drop(time.converted(to: RenderOptions.utc))
@@ -56,13 +56,13 @@ enum BrazeFilters {
     }
 
     static func digest(_ name: String, _ hash: @escaping @Sendable (Data) -> Data) -> LiquidFilter {
-        LiquidFilter(name) { input, _, _ in .string(hex(hash(Data(input.renderedString.utf8)))) }
+        LiquidFilter(name) { input, _, context in .string(hex(hash(Data(try context.renderedText(input).utf8)))) }
     }
 
     static func hmac<H: HashFunction>(_ name: String, _: H.Type, base64: Bool) -> LiquidFilter {
-        LiquidFilter(name, arguments: 1...1) { input, args, _ in
-            let key = SymmetricKey(data: Data(args[0].renderedString.utf8))
-            let mac = Data(HMAC<H>.authenticationCode(for: Data(input.renderedString.utf8), using: key))
+        LiquidFilter(name, arguments: 1...1) { input, args, context in
+            let key = SymmetricKey(data: Data(try context.renderedText(args[0]).utf8))
+            let mac = Data(HMAC<H>.authenticationCode(for: Data(try context.renderedText(input).utf8), using: key))
             return .string(base64 ? mac.base64EncodedString() : hex(mac))
         }
     }
@@ -81,7 +81,7 @@ enum BrazeFilters {
     /// Characters `url_escape` keeps: those allowed somewhere in a URL (Ruby's `URI.escape`).
     static let urlSafe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.!~*'();/?:@&=+$,[]#".utf8)
     /// Rails' `number_with_delimiter`: `1234567.891` → `1,234,567.891`; non-numbers unchanged.
-    static func numberWithDelimiter(_ input: LiquidValue, delimiter: String) -> String {
+    static func numberWithDelimiter(_ input: LiquidValue, delimiter: String, context: RenderContext) throws -> String {
         let text: String
         switch input {
         case .int(let i): text = String(i)
@@ -90,7 +90,7 @@ enum BrazeFilters {
             let t = s.trimmingCharacters(in: .whitespaces)
             guard Double(t) != nil, !t.lowercased().contains("e"), !t.contains("n") else { return s }
             text = t
-        default: return input.renderedString
+        default: return try context.renderedText(input)
         }
         var sign = ""
         var body = Substring(text)
@@ -107,15 +107,20 @@ enum BrazeFilters {
 
     /// Braze's `money`: the number with two decimals (`17.8` → `17.80`, `145` → `145.00`),
     /// no currency symbol and no scaling.
-    static func money(_ input: LiquidValue) -> String {
+    static func money(_ input: LiquidValue, context: RenderContext) throws -> String {
         let decimal: Decimal
         switch input {
         case .int(let i): decimal = Decimal(i)
-        case .double(let d): decimal = Decimal(string: rubyFloatString(d)) ?? Decimal(d)
+        case .double(let d):
+            guard let exact = Decimal(string: rubyFloatString(d)), !exact.isNaN else {
+                // Beyond a decimal's range (or not finite): two decimals of the float itself.
+                return d.isFinite ? String(format: "%.2f", d) : rubyFloatString(d)
+            }
+            decimal = exact
         case .string(let s):
-            guard let d = Decimal(string: s.trimmingCharacters(in: .whitespaces)) else { return s }
+            guard let d = Decimal(string: s.trimmingCharacters(in: .whitespaces)), !d.isNaN else { return s }
             decimal = d
-        default: return input.renderedString
+        default: return try context.renderedText(input)
         }
         var value = decimal
         var rounded = Decimal()

@@ -17,7 +17,7 @@ struct AbortMessageTag: LiquidTag {
     struct Node: LiquidNode {
         let reason: LiquidExpression?
         func render(_ context: RenderContext) throws {
-            let text = try reason.map { try context.evaluate($0).renderedString }
+            let text = try reason.map { try context.renderedText(try context.evaluate($0)) }
             throw MessageAborted(reason: text)
         }
     }
