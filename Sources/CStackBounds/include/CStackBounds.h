@@ -7,4 +7,10 @@
 /// of 0) when the platform cannot tell.
 uintptr_t pl_stack_low(size_t *size);
 
+/// An address in the caller's stack frame: the real stack, also under AddressSanitizer (whose
+/// "fake stacks" may put a function's locals on the heap).
+static inline __attribute__((always_inline)) uintptr_t pl_stack_address(void) {
+    return (uintptr_t)__builtin_frame_address(0);
+}
+
 #endif

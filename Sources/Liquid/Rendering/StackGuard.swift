@@ -30,12 +30,10 @@ enum StackGuard {
     /// context, such as a parse).
     static var isExhausted: Bool { currentAddress() < limit }
 
-    /// An address in the current frame.
-    @inline(never)
-    static func currentAddress() -> UInt {
-        var marker: UInt8 = 0
-        return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
-    }
+    /// An address in the current frame (the frame's own: a local's address may be on the heap
+    /// under AddressSanitizer).
+    @inline(__always)
+    static func currentAddress() -> UInt { UInt(pl_stack_address()) }
 
     private final class Bounds {
         let limit: UInt

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Writes a fuzz target's seed corpus (one file per input) into a folder.
+
+Usage: fuzz-seeds.py TARGET OUTDIR SHARED_DIR
+
+Seeds come from the Golden Liquid and liquid-spec suites in SHARED_DIR/conformance (templates
+and their data), the bundled campaigns (Templates/) and profiles (Profiles/), and the benchmark
+contexts generator (SHARED_DIR/bench). Each input is written in the target's format:
+  fuzz-template    a mode byte (0 lax, 1 strict, 2 warn, 3 Braze lax, 4 Braze strict), the
+                   template, a NUL byte, the data as JSON
+  fuzz-json        a JSON document
+  fuzz-campaign    a campaign file (YAML)
+  fuzz-batch-line  one NDJSON line of `pushliquid batch`
+"""
+import hashlib
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+target, out, shared = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
+root = pathlib.Path(__file__).resolve().parent.parent
+out.mkdir(parents=True, exist_ok=True)
+
+
+def write(data: bytes) -> None:
+    (out / hashlib.sha1(data).hexdigest()).write_bytes(data)
+
+
+def cases():
+    for suite in ["golden-liquid/golden_liquid.json", "liquid-spec/liquid_spec.json", "liquid-spec/liquid_spec_strict2.json"]:
+        path = shared / "conformance" / suite
+        if not path.exists():
+            sys.exit(f"fuzz-seeds: {path} is missing (the conformance suites seed the corpus)")
+        for case in json.loads(path.read_text())["tests"]:
+            yield case
+
+
+profiles = [json.loads(p.read_text()) for p in sorted((root / "Profiles").glob("*.json"))]
+campaigns = sorted((root / "Templates").glob("*.yml"))
+contexts = subprocess.run([sys.executable, str(shared / "bench" / "gen_contexts.py"), "200", "7"],
+                          check=True, capture_output=True, text=True).stdout.splitlines()
+
+if target == "fuzz-template":
+    for case in cases():
+        mode = 1 if "strict" in case.get("tags", []) or "strict2" in case.get("tags", []) else 0
+        data = json.dumps(case.get("data", {})).encode()
+        write(bytes([mode]) + case["template"].encode() + b"\0" + data)
+    # The campaigns' fields, in the Braze dialect, with each profile as data.
+    import re
+    for c in campaigns:
+        for field in re.findall(r'^\s*\w+:\s*"(.*)"\s*$', c.read_text(), re.M):
+            for p in profiles[:2]:
+                write(bytes([3]) + field.encode().decode("unicode_escape").encode() + b"\0" + json.dumps({"profile": p}).encode())
+elif target == "fuzz-json":
+    for case in cases():
+        write(json.dumps(case.get("data", {})).encode())
+    for p in profiles:
+        write(json.dumps(p).encode())
+    for line in contexts:
+        write(line.encode())
+elif target == "fuzz-campaign":
+    for c in campaigns:
+        write(c.read_bytes())
+elif target == "fuzz-batch-line":
+    for p in profiles:
+        write(json.dumps({"profile": p, "api_trigger_properties": {"next_session_name": "Flows"}}).encode())
+    for line in contexts:
+        write(line.encode())
+else:
+    sys.exit(f"fuzz-seeds: unknown target {target}")
+print(f"fuzz-seeds: {len(os.listdir(out))} seeds for {target} in {out}", file=sys.stderr)
