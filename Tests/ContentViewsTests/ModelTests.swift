@@ -22,6 +22,12 @@ func payload(_ json: String) throws -> LiquidValue { try JSONValueParser.parse(j
         #expect(m.dueDateText(locale: Locale(identifier: "en_US"), timeZone: TimeZone(identifier: "Asia/Tokyo")!) == "Jul 5")
     }
 
+    @Test func hugeCountsDoNotOverflow() throws {
+        let m = try ProgressModel(userInfo: try payload(#"{"completed_session_count": 9223372036854775806, "total_session_count": 9223372036854775807}"#))
+        #expect(m.percent == 99 && !m.isCompleted)
+        #expect(m.bar(width: 10) == "[██████████] 99%")
+    }
+
     @Test func completedState() throws {
         let m = try ProgressModel(userInfo: try payload(#"{"completed_session_count": 6, "total_session_count": "6"}"#))
         #expect(m.isCompleted && m.summary() == "All 6 sessions done!")

@@ -54,8 +54,13 @@ public struct ProgressModel: Sendable, Equatable {
 
     /// Completed over total, 0 to 1.
     public var fraction: Double { Double(completed) / Double(total) }
-    /// Whole percent, rounded down (4 of 6 is 66%).
-    public var percent: Int { completed * 100 / total }
+    /// Whole percent, rounded down (4 of 6 is 66%): exact for any counts a payload holds (the
+    /// product is taken in 128 bits; the model guarantees 0 ≤ completed ≤ total, 0 < total).
+    public var percent: Int {
+        let product = 100.multipliedFullWidth(by: completed)
+        return total.dividingFullWidth((product.high, product.low)).quotient
+    }
+
     /// Every session done.
     public var isCompleted: Bool { completed == total }
 

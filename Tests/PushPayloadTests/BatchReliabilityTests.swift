@@ -1,0 +1,156 @@
+import Foundation
+import Liquid
+import LiquidTestSupport
+import Personalization
+import PushPayload
+import Testing
+
+/// Runs `renderer` over `text` read `readSize` bytes at a time; the result lines and summary.
+func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) -> (lines: [LiquidValue], summary: BatchRenderer.Summary) {
+    let input = Array(text.utf8)
+    var offset = 0
+    var output: [UInt8] = []
+    let summary = renderer.run(
+        read: { buffer in
+            let n = min(readSize, buffer.count, input.count - offset)
+            input.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)])) }
+            offset += n
+            return n
+        },
+        write: { output += $0 })
+    let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").map { (try? JSONValueParser.parse(String($0))) ?? .nil }
+    return (lines, summary)
+}
+
+/// One recipient fails alone: every input line has exactly one result, in order.
+@Suite struct BatchReliabilityTests {
+    /// A campaign whose title loops as far as the profile asks (a recipient can make it hit a limit).
+    let campaign = try! compile("name: b\ntitle: \"{% for i in (1..${n}) %}x{% endfor %}{{${first_name}}}\"\nbody: b\n")
+
+    func line(_ name: String, n: String = "1") -> String { #"{"profile": {"first_name": "\#(name)", "n": \#(n)}}"# }
+
+    @Test func recipientsThatHitLimitsFailAloneWithTheirReason() throws {
+        let text = [line("a"), line("b", n: "1e30"), line("c", n: "100000000"), "", "{", line("d")].joined(separator: "\n") + "\n"
+        let (lines, summary) = runBatch(BatchRenderer(campaign: campaign, platform: .ios, chunkSize: 2), text)
+        #expect(summary == BatchRenderer.Summary(rendered: 2, aborted: 0, failed: 3, skipped: 1))
+        #expect(lines.map { $0.property("line") } == (1...6).map { .int($0) })
+        #expect(lines.map { $0.property("status") } == ["rendered", "failed", "failed", "skipped", "failed", "rendered"])
+        #expect(lines[1].property("error").stringValue?.contains("number out of range") == true, "\(lines[1])")
+        #expect(lines[2].property("error").stringValue?.contains("render step limit of 1000000 exceeded") == true, "\(lines[2])")
+        #expect(lines[5].property("payload").property("aps").property("alert").property("title") == "xd")
+    }
+
+    @Test(arguments: [1, 13, 4096])
+    func linesOverTheLimitFailWithoutBeingKept(_ readSize: Int) throws {
+        let long = #"{"profile": {"first_name": "\#(String(repeating: "z", count: 5_000))"}}"#
+        let text = [line("a"), long, line("b"), long].joined(separator: "\n")  // the last one without a newline
+        let renderer = BatchRenderer(campaign: campaign, platform: .ios, chunkSize: 3, chunkBytes: 300, maxLineBytes: 1_000)
+        let (lines, summary) = runBatch(renderer, text, readSize: readSize)
+        #expect(summary == BatchRenderer.Summary(rendered: 2, aborted: 0, failed: 2, skipped: 0))
+        #expect(lines.map { $0.property("status") } == ["rendered", "failed", "rendered", "failed"])
+        #expect(lines.map { $0.property("line") } == [1, 2, 3, 4])
+        #expect(lines[1].property("error").stringValue?.contains("longer than 1000 bytes") == true)
+        #expect(lines[2].property("payload").property("aps").property("alert").property("title") == "xb")
+    }
+
+    @Test(arguments: [1, 2, 5, 9, 10])
+    func aResumedRunNumbersItsResultsAsTheFirstRunWould(_ firstLine: Int) throws {
+        let text = (1...9).map { $0 % 4 == 0 ? "" : line("n\($0)") }.joined(separator: "\n") + "\n"
+        let whole = runBatch(BatchRenderer(campaign: campaign, platform: .ios, chunkSize: 2), text).lines
+        let rest = runBatch(BatchRenderer(campaign: campaign, platform: .ios, chunkSize: 2, chunkBytes: 64, firstLine: firstLine), text, readSize: 7)
+        #expect(rest.lines == Array(whole.dropFirst(firstLine - 1)))
+        #expect(rest.summary.lines == max(0, 10 - firstLine))
+    }
+
+    @Test func resumingCutsAPartialLastLineOff() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("resume-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("results.ndjson")
+        #expect(try BatchResults.resume(at: file) == 1, "no file yet: from the start")
+        try Data(#"{"line":1,"status":"rendered"}"#.utf8 + [0x0A] + #"{"line":2,"status":"skipped"}"#.utf8 + [0x0A] + #"{"line":3,"sta"#.utf8).write(to: file)
+        #expect(try BatchResults.resume(at: file) == 3)
+        #expect(try String(contentsOf: file, encoding: .utf8) == "{\"line\":1,\"status\":\"rendered\"}\n{\"line\":2,\"status\":\"skipped\"}\n")
+        #expect(try BatchResults.resume(at: file) == 3, "a whole file is left as it is")
+        try Data(#"{"line":1,"#.utf8).write(to: file)
+        #expect(try BatchResults.resume(at: file) == 1)
+        #expect(try Data(contentsOf: file).isEmpty)
+        try Data("not a result\n".utf8).write(to: file)
+        #expect(throws: BatchResults.Failure.self) { try BatchResults.resume(at: file) }
+        // A last line longer than a block read.
+        let long = #"{"line":41,"error":"\#(String(repeating: "e", count: 200_000))"}"#
+        try Data((#"{"line":40}"# + "\n" + long + "\n" + "{\"li").utf8).write(to: file)
+        #expect(try BatchResults.resume(at: file) == 42)
+    }
+}
+
+/// `pushliquid batch` as a process: a run killed part way, then resumed.
+@Suite struct BatchCommandReliabilityTests {
+    @Test func aKilledRunResumesToTheSameResults() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("batch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = (0..<300).map { i in
+            i % 50 == 7 ? "" : i % 70 == 3 ? "{broken" :
+                #"{"profile": {"external_id": "u\#(i)", "first_name": "n\#(i)", "custom_attributes": {"completed_session_count": 1, "total_session_count": 4}}, "api_trigger_properties": {"next_session_name": "S"}}"#
+        }.joined(separator: "\n") + "\n"
+        let whole = dir.appendingPathComponent("whole.ndjson")
+        let first = try runPushliquid(["batch", "learning-progress", "--output", whole.path], stdin: input)
+        #expect(first.status == 4, "\(first.stderr)")  // the broken lines failed
+        let expected = try String(contentsOf: whole, encoding: .utf8)
+        #expect(expected.split(separator: "\n").count == 300)
+
+        // What a kill leaves: whole lines, then part of one.
+        let cut = expected.utf8.count * 2 / 3
+        let partial = dir.appendingPathComponent("partial.ndjson")
+        try Data(Array(expected.utf8)[..<cut]).write(to: partial)
+        let resumed = try runPushliquid(["batch", "learning-progress", "--output", partial.path, "--resume", "--allow-failures"], stdin: input)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try String(contentsOf: partial, encoding: .utf8) == expected)
+        #expect(resumed.stderr.contains("from line"))
+
+        // The same by hand, with --from-line on standard output.
+        let lastWhole = String(decoding: Array(expected.utf8)[..<cut], as: UTF8.self).split(separator: "\n").dropLast().last!
+        guard case .int(let last) = try JSONValueParser.parse(String(lastWhole)).property("line") else {
+            Issue.record("no line number in \(lastWhole)")
+            return
+        }
+        let next = last + 1
+        let byHand = try runPushliquid(["batch", "learning-progress", "--from-line", String(next), "--allow-failures"], stdin: input)
+        #expect(expected.hasSuffix(byHand.stdout) && !byHand.stdout.isEmpty)
+    }
+
+    @Test func usageErrors() throws {
+        #expect(try runPushliquid(["batch", "learning-progress", "--resume"]).status == 2)
+        #expect(try runPushliquid(["batch", "learning-progress", "--from-line", "0"]).status == 2)
+        #expect(try runPushliquid(["batch", "learning-progress", "--max-line-bytes", "0"]).status == 2)
+    }
+}
+
+/// Campaign files are read within limits: aliases cannot make a small file a huge value.
+@Suite struct CampaignFileLimitTests {
+    @Test func aliasExpansionIsLimited() throws {
+        // Nine levels of ten aliases each: a billion values from a file of a few hundred bytes.
+        var yaml = "name: laughs\ntitle: t\nbody: b\npreview:\n  api_trigger_properties:\n    a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for i in 1...9 { yaml += "    a\(i): &a\(i) [" + Array(repeating: "*a\(i - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        let started = Date()
+        do {
+            _ = try compile(yaml)
+            Issue.record("no error for a billion laughs")
+        } catch let error as CampaignError {
+            #expect(error.message.contains("more than 100000 YAML nodes"), "\(error)")
+            #expect(error.location != nil)
+        }
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    @Test func deepPreviewValuesAreLimited() throws {
+        let yaml = "name: deep\ntitle: t\nbody: b\npreview:\n  api_trigger_properties:\n    a: " + String(repeating: "[", count: 500) + String(repeating: "]", count: 500) + "\n"
+        do {
+            _ = try compile(yaml)
+            Issue.record("no error for a value nested 500 deep")
+        } catch let error as CampaignError {
+            #expect(error.message.contains("nested more than 100 deep"), "\(error)")
+        }
+    }
+}
