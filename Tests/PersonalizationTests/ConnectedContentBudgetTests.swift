@@ -71,4 +71,22 @@ struct InstantClient: ConnectedContentClient {
         #expect(error?.reason == .limitExceeded(.renderSeconds(1.2)))
         #expect(Date().timeIntervalSince(started) < 4)
     }
+
+    @Test func theCacheIsBounded() throws {
+        // URLs with a recipient's attributes in them: one answer each, and the cache keeps at
+        // most its bound of them, the newest.
+        let cache = ConnectedContentCache(maxEntries: 100, maxBytes: 1 << 20)
+        let dialect = BrazeDialect(connectedContent: ConnectedContentConfiguration(client: InstantClient(), cache: cache))
+        let template = try dialect.environment().parse("{% connected_content https://api.example.com/u/{{${user_id}}} :save r %}{{ r.ok }}")
+        for i in 0..<1_000 {
+            let document = try RenderContextDocument(json: #"{"profile": {"external_id": "u\#(i)"}}"#)
+            #expect(try template.renderMessage(document) == .rendered("true"))
+        }
+        #expect(cache.count == 100)
+        let small = ConnectedContentCache(maxEntries: 1_000, maxBytes: 50)
+        let tiny = BrazeDialect(connectedContent: ConnectedContentConfiguration(client: InstantClient(), cache: small))
+        let t = try tiny.environment().parse("{% connected_content https://api.example.com/u/{{${user_id}}} :save r %}")
+        for i in 0..<20 { _ = try t.renderMessage(try RenderContextDocument(json: #"{"profile": {"external_id": "u\#(i)"}}"#)) }
+        #expect(small.count == 4, "50 bytes hold four 12-byte answers")
+    }
 }

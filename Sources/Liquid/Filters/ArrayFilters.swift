@@ -176,7 +176,7 @@ func rubyIndex(_ item: LiquidValue, _ property: LiquidValue) throws -> IndexResu
     case (.drop(let d), _): return .value(d.drop.liquidProperty(property.renderedString) ?? .nil)
     // Ruby raises for `"str"[nil]`; Golden Liquid expects the filter to give nothing.
     case (.string, .nil), (.int, .nil): return .noMethod
-    case (.string(let s), .string(let k)): return .value(s.contains(k) ? .string(k) : .nil)
+    case (.string(let s), .string(let k)): return .value(s.containsBytes(of: k) ? .string(k) : .nil)
     case (.string(let s), .int(var i)):
         let chars = Array(s)
         if i < 0 { i += chars.count }

@@ -189,12 +189,15 @@ func rubySplit(_ s: String, _ sep: String, limit: Int = .max) throws -> [String]
     } else if sep.isEmpty {
         for ch in s { try add(String(ch)) }
     } else {
-        var rest = Substring(s)
-        while let r = rest.range(of: sep) {
-            try add(rest[..<r.lowerBound])
-            rest = rest[r.upperBound...]
+        let finder = ByteFinder(sep)
+        try s.withBytes { text in
+            var last = 0
+            while let hit = finder.next(in: text, from: last) {
+                try add(String(decoding: UnsafeBufferPointer(rebasing: text[last..<hit]), as: UTF8.self))
+                last = hit + finder.needle.count
+            }
+            try add(String(decoding: UnsafeBufferPointer(rebasing: text[last..<text.count]), as: UTF8.self))
         }
-        try add(rest)
     }
     while let last = parts.last, last.isEmpty { parts.removeLast() }
     return parts
@@ -316,28 +319,55 @@ func base64Decode(_ s: String, urlSafe: Bool) throws -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
-/// Removes `<script>...</script>`, `<style>...</style>` and comments with their content
-/// (case-sensitive, as the reference's patterns are), then every `<...>` tag; a `<` with no
-/// closing `>` stays.
+/// Removes `<script>...</script>`, `<!--...-->` and `<style>...</style>` with their content
+/// (case-sensitive, as the reference's patterns are, and in one left-to-right pass, as its
+/// union of them matches), then every `<...>` tag; a `<` with no closing `>` stays. Linear in
+/// the text, whatever it holds.
 func stripHTML(_ s: String) -> String {
-    var text = s
-    for (open, close) in [("<script", "</script>"), ("<!--", "-->"), ("<style", "</style>")] {
-        var searchStart = text.startIndex
-        while let start = text.range(of: open, range: searchStart..<text.endIndex) {
-            guard let end = text.range(of: close, range: start.upperBound..<text.endIndex) else { break }
-            text.removeSubrange(start.lowerBound..<end.upperBound)
-            searchStart = start.lowerBound
+    let blocks: [(open: [UInt8], close: ByteFinder)] = [
+        (Array("<script".utf8), ByteFinder("</script>")), (Array("<!--".utf8), ByteFinder("-->")), (Array("<style".utf8), ByteFinder("</style>")),
+    ]
+    return s.withBytes { text -> String in
+        guard text.contains(UInt8(ascii: "<")) else { return s }
+        // Pass 1: the blocks. A block kind with no closer after one position has none after
+        // any later one either: it is not searched for again.
+        var stage: [UInt8] = []
+        stage.reserveCapacity(text.count)
+        var closed = [true, true, true]
+        var i = 0
+        var copied = 0
+        while i < text.count {
+            guard text[i] == UInt8(ascii: "<") else { i += 1; continue }
+            var skipTo: Int?
+            for (k, block) in blocks.enumerated() where closed[k] {
+                guard text.count - i >= block.open.count, memcmp(text.baseAddress! + i, block.open, block.open.count) == 0 else { continue }
+                if let end = block.close.next(in: text, from: i + block.open.count) {
+                    skipTo = end + block.close.needle.count
+                    break
+                }
+                closed[k] = false
+            }
+            if let skipTo {
+                stage.append(contentsOf: UnsafeBufferPointer(rebasing: text[copied..<i]))
+                i = skipTo
+                copied = skipTo
+            } else {
+                i += 1
+            }
         }
+        stage.append(contentsOf: UnsafeBufferPointer(rebasing: text[copied..<text.count]))
+        // Pass 2: every `<...>`.
+        var out: [UInt8] = []
+        out.reserveCapacity(stage.count)
+        var j = 0
+        while j < stage.count {
+            guard let lt = stage[j...].firstIndex(of: UInt8(ascii: "<")), let gt = stage[lt...].firstIndex(of: UInt8(ascii: ">")) else { break }
+            out.append(contentsOf: stage[j..<lt])
+            j = gt + 1
+        }
+        if j < stage.count { out.append(contentsOf: stage[j...]) }
+        return String(decoding: out, as: UTF8.self)
     }
-    var out = ""
-    var rest = Substring(text)
-    while let lt = rest.firstIndex(of: "<") {
-        guard let gt = rest[lt...].firstIndex(of: ">") else { break }
-        out += rest[..<lt]
-        rest = rest[rest.index(after: gt)...]
-    }
-    out += rest
-    return out
 }
 
 extension String {
@@ -362,30 +392,56 @@ extension String {
             for ch in self { out.append(ch); out += replacement }
             return out
         }
-        // A replacement no longer than its target cannot grow the string.
-        if replacement.utf8.count > target.utf8.count {
-            var occurrences = 0
-            var rest = Substring(self)
-            while let r = rest.range(of: target) {
-                occurrences += 1
-                rest = rest[r.upperBound...]
-            }
-            let (growth, o1) = (replacement.utf8.count - target.utf8.count).multipliedReportingOverflow(by: occurrences)
-            let (total, o2) = growth.addingReportingOverflow(utf8.count)
+        let finder = ByteFinder(target)
+        return try withBytes { text -> String in
+            let hits = finder.all(in: text)
+            if hits.isEmpty { return self }
+            let (growth, o1) = (replacement.utf8.count - target.utf8.count).multipliedReportingOverflow(by: hits.count)
+            let (total, o2) = growth.addingReportingOverflow(text.count)
             if o1 || o2 || total > limit { throw tooLarge }
+            var out: [UInt8] = []
+            out.reserveCapacity(total)
+            var last = 0
+            for hit in hits {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: text[last..<hit]))
+                appendUTF8(replacement, to: &out)
+                last = hit + finder.needle.count
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[last..<text.count]))
+            return String(decoding: out, as: UTF8.self)
         }
-        return replacingOccurrences(of: target, with: replacement)
     }
 
+    /// Ruby's `sub` with a string pattern.
     func replacingFirst(_ target: String, with replacement: String) -> String {
         if target.isEmpty { return replacement + self }
-        guard let r = range(of: target) else { return self }
-        return replacingCharacters(in: r, with: replacement)
+        return withBytes { text -> String in
+            guard let hit = ByteFinder(target).next(in: text, from: 0) else { return self }
+            return spliced(text, hit, target.utf8.count, replacement)
+        }
     }
 
+    /// The reference's `replace_last` (`rindex`, then a splice): the last occurrence, which may
+    /// overlap one before it.
     func replacingLast(_ target: String, with replacement: String) -> String {
         if target.isEmpty { return self + replacement }
-        guard let r = range(of: target, options: .backwards) else { return self }
-        return replacingCharacters(in: r, with: replacement)
+        return withBytes { text -> String in
+            // The first occurrence of the reversed target in the reversed text is the last one.
+            let reversedText = Array(text.reversed())
+            let finder = ByteFinder(String(decoding: target.utf8.reversed(), as: UTF8.self))
+            guard finder.needle.count == target.utf8.count,
+                  let hit = reversedText.withUnsafeBufferPointer({ finder.next(in: $0, from: 0) }) else { return self }
+            return spliced(text, text.count - hit - target.utf8.count, target.utf8.count, replacement)
+        }
+    }
+
+    /// `text` with `count` bytes at `offset` replaced by `replacement`.
+    private func spliced(_ text: UnsafeBufferPointer<UInt8>, _ offset: Int, _ count: Int, _ replacement: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count - count + replacement.utf8.count)
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: text[0..<offset]))
+        appendUTF8(replacement, to: &out)
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: text[(offset + count)..<text.count]))
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -155,7 +155,7 @@ extension LiquidValue {
         case (.string(let s), let n):
             // A needle longer than the string is not in it (and an array's text may be huge).
             guard let text = n.renderedString(limit: s.utf8.count) else { return false }
-            return text.isEmpty || s.contains(text)
+            return s.containsBytes(of: text)
         case (.array(let a), let n): return a.contains { $0.liquidEquals(n) }
         case (.object(let o), .string(let k)): return o[k] != nil
         case (.range(let lo, let hi), .int(let n)): return lo <= n && n <= hi

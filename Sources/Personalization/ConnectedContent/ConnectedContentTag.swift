@@ -41,30 +41,74 @@ public struct BasicAuthCredential: Sendable, Equatable {
 
 /// Cached Connected Content responses: GETs for 5 minutes by default, `:cache_max_age`
 /// between 5 minutes and 4 hours, bodies up to 1 MB; thread-safe.
+///
+/// The cache is bounded: at most ``maxEntries`` responses and ``maxBytes`` of bodies (URLs
+/// often carry a recipient's attributes, so a send to millions of people would otherwise keep
+/// millions of answers). Expired answers go first, then the oldest.
 public final class ConnectedContentCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [ConnectedContentRequest: (expires: Date, response: ConnectedContentResponse)] = [:]
+    /// Requests in the order they were stored (a request stored again moves to the end: its
+    /// older place is skipped when it comes up).
+    private var order: [(request: ConnectedContentRequest, expires: Date)] = []
+    private var orderStart = 0
+    private var bytes = 0
     private let clock: @Sendable () -> Date
+    /// The most responses kept.
+    public let maxEntries: Int
+    /// The most body bytes kept, all responses together.
+    public let maxBytes: Int
     /// Requests answered from the cache so far.
     public private(set) var hits = 0
 
-    /// A cache using `clock` for expiry.
-    public init(clock: @escaping @Sendable () -> Date = { Date() }) { self.clock = clock }
+    /// A cache using `clock` for expiry, holding at most `maxEntries` responses and `maxBytes`
+    /// bytes of bodies.
+    public init(clock: @escaping @Sendable () -> Date = { Date() }, maxEntries: Int = 10_000, maxBytes: Int = 64 << 20) {
+        self.clock = clock
+        self.maxEntries = max(0, maxEntries)
+        self.maxBytes = max(0, maxBytes)
+    }
+
+    /// The number of responses held.
+    public var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.count
+    }
 
     func lookup(_ request: ConnectedContentRequest) -> ConnectedContentResponse? {
         lock.lock()
         defer { lock.unlock() }
         guard let entry = entries[request] else { return nil }
-        if entry.expires <= clock() { entries[request] = nil; return nil }
+        if entry.expires <= clock() { remove(request); return nil }
         hits += 1
         return entry.response
     }
 
     func store(_ response: ConnectedContentResponse, for request: ConnectedContentRequest, maxAge: TimeInterval) {
-        guard response.body.count <= ConnectedContentLimits.maxBodyBytes else { return }
+        guard response.body.count <= ConnectedContentLimits.maxBodyBytes, response.body.count <= maxBytes, maxEntries > 0 else { return }
         lock.lock()
         defer { lock.unlock() }
-        entries[request] = (clock().addingTimeInterval(maxAge), response)
+        remove(request)
+        let expires = clock().addingTimeInterval(maxAge)
+        entries[request] = (expires, response)
+        bytes += response.body.count
+        order.append((request, expires))
+        // Oldest first, until within both bounds (an entry stored again is skipped where it was).
+        while entries.count > maxEntries || bytes > maxBytes, orderStart < order.count {
+            let oldest = order[orderStart]
+            orderStart += 1
+            if let entry = entries[oldest.request], entry.expires == oldest.expires { remove(oldest.request) }
+        }
+        if orderStart > 1024 && orderStart * 2 > order.count {
+            order.removeFirst(orderStart)
+            orderStart = 0
+        }
+    }
+
+    /// Forgets `request`'s response (the lock held).
+    private func remove(_ request: ConnectedContentRequest) {
+        if let old = entries.removeValue(forKey: request) { bytes -= old.response.body.count }
     }
 }
 
