@@ -27,9 +27,10 @@ let package = Package(
         .target(
             name: "Liquid",
             dependencies: ["CStackBounds"],
-            // Release builds skip dynamic exclusivity checks on the render context: each render
-            // owns its context on one thread, and the checks cost ~8% of a field render.
-            swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+            // No unsafe flags (a package with them cannot be a versioned dependency): the render
+            // context's and parser's hot stored properties are `@exclusivity(unchecked)` instead,
+            // as each render owns its context on one thread.
+            swiftSettings: swiftSettings
         ),
         // libcurl loaded at run time (dlopen), for the few commands that go online: nothing to
         // build against, and nothing loaded by the commands that do not.

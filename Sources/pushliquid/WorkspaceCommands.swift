@@ -151,7 +151,7 @@ extension PushLiquidCommand {
             let showProgress = isatty(2) == 1
             let start = Date()
             var summary = BatchRenderer.Summary()
-            var failure: Error?
+            var failure: (any Error)?
             do {
                 summary = try renderer.run(
                     read: { buffer in try readStandardInput(into: buffer) },

@@ -103,33 +103,40 @@ enum DateFilter {
         var format = format
         return format.withUTF8 { fmt -> String? in
             guard fmt.count <= 64 else { return nil }
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 640) { out -> String? in
-                var n = 0
-                func put(_ b: UInt8) { out[n] = b; n += 1 }
-                func number(_ v: Int, _ width: Int, _ pad: UInt8, _ unpadded: Bool) {
-                    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0)
-                    var count = 0
-                    var x = v
-                    withUnsafeMutableBytes(of: &digits) { d in
-                        repeat { d[count] = UInt8(48 + x % 10); x /= 10; count += 1 } while x > 0 && count < 8
-                    }
-                    if !unpadded { for _ in count..<max(count, width) { put(pad) } }
-                    withUnsafeBytes(of: &digits) { d in
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 640) { buffer -> String? in
+                // A writer value, not functions capturing a counter: captured variables would
+                // be checked for exclusive access at run time on every byte.
+                struct Writer {
+                    let out: UnsafeMutableBufferPointer<UInt8>
+                    var n = 0
+                    mutating func put(_ b: UInt8) { out[n] = b; n += 1 }
+                    mutating func number(_ v: Int, _ width: Int, _ pad: UInt8, _ unpadded: Bool) {
+                        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0)
+                        var count = 0
+                        var x = v
+                        withUnsafeMutableBytes(of: &digits) { d in
+                            repeat { d[count] = UInt8(48 + x % 10); x /= 10; count += 1 } while x > 0 && count < 8
+                        }
+                        if !unpadded { for _ in count..<max(count, width) { put(pad) } }
                         var k = count - 1
-                        while k >= 0 { put(d[k]); k -= 1 }
+                        while k >= 0 {
+                            put(withUnsafeBytes(of: &digits) { $0[k] })
+                            k -= 1
+                        }
+                    }
+                    mutating func word(_ w: String, _ length: Int? = nil) {
+                        for (k, b) in w.utf8.enumerated() {
+                            if let length, k >= length { break }
+                            put(b)
+                        }
                     }
                 }
-                func word(_ w: String, _ length: Int? = nil) {
-                    for (k, b) in w.utf8.enumerated() {
-                        if let length, k >= length { break }
-                        put(b)
-                    }
-                }
+                var out = Writer(out: buffer)
                 let hour12 = f.hour % 12 == 0 ? 12 : f.hour % 12
                 var i = 0
                 while i < fmt.count {
                     let b = fmt[i]
-                    if b != UInt8(ascii: "%") { put(b); i += 1; continue }
+                    if b != UInt8(ascii: "%") { out.put(b); i += 1; continue }
                     i += 1
                     guard i < fmt.count else { return nil }
                     var unpadded = false
@@ -141,32 +148,32 @@ enum DateFilter {
                     switch fmt[i] {
                     case UInt8(ascii: "Y"):
                         guard f.year >= 0 && f.year <= 9999 else { return nil }
-                        number(f.year, unpadded ? 0 : 1, 48, unpadded)
-                    case UInt8(ascii: "m"): number(f.month, 2, 48, unpadded)
-                    case UInt8(ascii: "d"): number(f.day, 2, 48, unpadded)
-                    case UInt8(ascii: "e"): number(f.day, 2, 32, unpadded)
-                    case UInt8(ascii: "H"): number(f.hour, 2, 48, unpadded)
-                    case UInt8(ascii: "I"): number(hour12, 2, 48, unpadded)
-                    case UInt8(ascii: "M"): number(f.minute, 2, 48, unpadded)
-                    case UInt8(ascii: "S"): number(f.second, 2, 48, unpadded)
+                        out.number(f.year, unpadded ? 0 : 1, 48, unpadded)
+                    case UInt8(ascii: "m"): out.number(f.month, 2, 48, unpadded)
+                    case UInt8(ascii: "d"): out.number(f.day, 2, 48, unpadded)
+                    case UInt8(ascii: "e"): out.number(f.day, 2, 32, unpadded)
+                    case UInt8(ascii: "H"): out.number(f.hour, 2, 48, unpadded)
+                    case UInt8(ascii: "I"): out.number(hour12, 2, 48, unpadded)
+                    case UInt8(ascii: "M"): out.number(f.minute, 2, 48, unpadded)
+                    case UInt8(ascii: "S"): out.number(f.second, 2, 48, unpadded)
                     case UInt8(ascii: "y"):
                         guard f.year >= 0 else { return nil }
-                        number(f.year % 100, 2, 48, unpadded)
-                    case UInt8(ascii: "j"): number(f.yday, 3, 48, unpadded)
-                    case UInt8(ascii: "b"), UInt8(ascii: "h"): word(monthNames[f.month - 1], 3)
-                    case UInt8(ascii: "B"): word(monthNames[f.month - 1])
-                    case UInt8(ascii: "a"): word(dayNames[f.weekday], 3)
-                    case UInt8(ascii: "A"): word(dayNames[f.weekday])
-                    case UInt8(ascii: "p"): word(f.hour < 12 ? "AM" : "PM")
-                    case UInt8(ascii: "P"): word(f.hour < 12 ? "am" : "pm")
+                        out.number(f.year % 100, 2, 48, unpadded)
+                    case UInt8(ascii: "j"): out.number(f.yday, 3, 48, unpadded)
+                    case UInt8(ascii: "b"), UInt8(ascii: "h"): out.word(monthNames[f.month - 1], 3)
+                    case UInt8(ascii: "B"): out.word(monthNames[f.month - 1])
+                    case UInt8(ascii: "a"): out.word(dayNames[f.weekday], 3)
+                    case UInt8(ascii: "A"): out.word(dayNames[f.weekday])
+                    case UInt8(ascii: "p"): out.word(f.hour < 12 ? "AM" : "PM")
+                    case UInt8(ascii: "P"): out.word(f.hour < 12 ? "am" : "pm")
                     case UInt8(ascii: "%"):
                         guard !unpadded else { return nil }
-                        put(UInt8(ascii: "%"))
+                        out.put(UInt8(ascii: "%"))
                     default: return nil
                     }
                     i += 1
                 }
-                return String(decoding: UnsafeBufferPointer(rebasing: out[0..<n]), as: UTF8.self)
+                return String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<out.n]), as: UTF8.self)
             }
         }
     }
@@ -382,13 +389,22 @@ struct DateStringParser {
         var i = 0
         func isLetter(_ u: UnicodeScalar) -> Bool { (u.value | 0x20) >= 0x61 && (u.value | 0x20) <= 0x7A }
         func isNum(_ u: UnicodeScalar) -> Bool { u.value >= 0x30 && u.value <= 0x39 }
-        // A number of more than 9 digits is no part of a date this parser reads.
-        var tooLong = false
+        // A number of more than 9 digits (a fraction of a second aside) is no part of a date
+        // this parser reads; read, it could overflow the arithmetic below.
+        var run = 0
+        for (k, u) in scalars.enumerated() {
+            if isNum(u) {
+                run = run == 0 && k > 0 && (scalars[k - 1] == "." || scalars[k - 1] == ",") ? -1_000_000 : run + 1
+                if run > 9 { return nil }
+            } else {
+                run = 0
+            }
+        }
         func readInt(_ from: inout Int) -> (Int, Int) {
             let start = from
             var v = 0
             while from < scalars.count && isNum(scalars[from]) {
-                if from - start < 9 { v = v * 10 + Int(scalars[from].value - 48) } else { tooLong = true }
+                if from - start < 9 { v = v * 10 + Int(scalars[from].value - 48) }
                 from += 1
             }
             return (v, from - start)
@@ -490,7 +506,7 @@ struct DateStringParser {
         }
         // "March 14 2015": a day read as the year when the year came second.
         if let y = year, day == nil, numbers.count >= 2 { day = numbers[0]; year = numbers[1]; _ = y }
-        guard !tooLong, let y = year, let mo = month, let d = day, (1...12).contains(mo), (1...31).contains(d) else { return nil }
+        guard let y = year, let mo = month, let d = day, (1...12).contains(mo), (1...31).contains(d) else { return nil }
         if let pm {
             if pm && hour < 12 { hour += 12 }
             if !pm && hour == 12 { hour = 0 }

@@ -5,31 +5,31 @@
 /// parse is left alone (and keeps describing that template), so holding one is safe, if wasteful.
 public final class LiquidParser {
     /// The environment whose tags and filters are used.
-    public private(set) var environment: LiquidEnvironment
+    @exclusivity(unchecked) public private(set) var environment: LiquidEnvironment
     /// The template source.
-    public private(set) var source: String
+    @exclusivity(unchecked) public private(set) var source: String
     /// The template name, when it has one.
-    public private(set) var name: String?
-    var tokens: [Token] = []
+    @exclusivity(unchecked) public private(set) var name: String?
+    @exclusivity(unchecked) var tokens: [Token] = []
     /// The text the tokens index while a `{% liquid %}` tag's lines are parsed: the tag's markup
     /// (otherwise the tokens index `source`); `bytes` are the UTF-8 bytes of the text the tokens
     /// index and `textBase` its offset in the source.
-    private var text: Substring = ""
-    private var bytes: [UInt8] = []
-    private var textBase = 0
-    var position = 0
-    var depth = 0
+    @exclusivity(unchecked) private var text: Substring = ""
+    @exclusivity(unchecked) private var bytes: [UInt8] = []
+    @exclusivity(unchecked) private var textBase = 0
+    @exclusivity(unchecked) var position = 0
+    @exclusivity(unchecked) var depth = 0
     /// This thread's ``StackGuard`` limit (a parser is used only by the thread that made it).
     let stackLimit = StackGuard.limit
     /// `true` while parsing the lines of a `{% liquid %}` tag.
-    public private(set) var inLiquidTag = false
+    @exclusivity(unchecked) public private(set) var inLiquidTag = false
     /// Warnings collected in ``LiquidErrorMode/warn`` mode.
-    public internal(set) var warnings: [LiquidError] = []
+    @exclusivity(unchecked) public internal(set) var warnings: [LiquidError] = []
     /// Names of filters the template uses that the environment does not have.
-    public internal(set) var unknownFilters: [String] = []
+    @exclusivity(unchecked) public internal(set) var unknownFilters: [String] = []
     /// Markup buffers reused from one tag or output to the next.
-    private var spareMarkupBytes: [UInt8] = []
-    private var spareMarkupTokens: [MarkupToken] = []
+    @exclusivity(unchecked) private var spareMarkupBytes: [UInt8] = []
+    @exclusivity(unchecked) private var spareMarkupTokens: [MarkupToken] = []
 
     /// A parser for `source`, tokenized.
     init(source: String, environment: LiquidEnvironment, name: String?) throws {

@@ -33,14 +33,14 @@ public final class RenderContext {
     public var environment: LiquidEnvironment { template.environment }
     /// Holds the template of a context made by ``LiquidTemplate/makeContext(_:options:)``,
     /// which may outlive the caller's reference.
-    var keepAlive: AnyObject?
+    @exclusivity(unchecked) var keepAlive: AnyObject?
     /// The limits of the template being rendered.
-    public private(set) var limits: LiquidLimits
+    @exclusivity(unchecked) public private(set) var limits: LiquidLimits
     /// This render's options.
-    public private(set) var options: RenderOptions
+    @exclusivity(unchecked) public private(set) var options: RenderOptions
     /// The output so far, as UTF-8 bytes: appending is a copy of bytes, and the buffer keeps
     /// its capacity from one render to the next.
-    var buffer: [UInt8] = []
+    @exclusivity(unchecked) var buffer: [UInt8] = []
     /// The output so far.
     public var output: String {
         get { String(decoding: buffer, as: UTF8.self) }
@@ -48,8 +48,8 @@ public final class RenderContext {
     }
     /// When the whole output so far is one string value (`{{ user.id }}`), that string and
     /// the buffer's length after it: the output is then that string, with no new allocation.
-    private var sole: String?
-    private var soleLength = -1
+    @exclusivity(unchecked) private var sole: String?
+    @exclusivity(unchecked) private var soleLength = -1
 
     /// Appends a value's text (an output's value). An array or object is written piece by
     /// piece and stops at the output limit (its text can be far larger than its memory: one
@@ -87,45 +87,45 @@ public final class RenderContext {
         return String(decoding: buffer, as: UTF8.self)
     }
     /// Variables of enclosing `for` loops, `with` bindings and similar, innermost last.
-    var locals: [(name: PropertyKey, value: LiquidValue)] = []
+    @exclusivity(unchecked) var locals: [(name: PropertyKey, value: LiquidValue)] = []
     /// Variables set by `assign` and `capture`.
-    var globals: [PropertyKey: LiquidValue] = [:]
+    @exclusivity(unchecked) var globals: [PropertyKey: LiquidValue] = [:]
     /// `increment`/`decrement` counters (the reference keeps them with the render data).
-    var counters: [String: LiquidValue] = [:]
+    @exclusivity(unchecked) var counters: [String: LiquidValue] = [:]
     /// The data passed to the render.
-    var data: LiquidValue
+    @exclusivity(unchecked) var data: LiquidValue
     /// The same data, during a ``RenderSession``: immutable, so lookups borrow it without a
     /// reference count. The session holds the box.
-    var sessionData: Unmanaged<SessionData>?
+    @exclusivity(unchecked) var sessionData: Unmanaged<SessionData>?
     /// Set by `break`/`continue` until the enclosing loop handles it.
-    public var interrupt: Interrupt?
-    var steps = 0
-    var cycles: [String: Int] = [:]
+    @exclusivity(unchecked) public var interrupt: Interrupt?
+    @exclusivity(unchecked) var steps = 0
+    @exclusivity(unchecked) var cycles: [String: Int] = [:]
     /// Where each loop (by name) stopped, for `offset: continue`; a template has few loops.
-    var forOffsets: [(name: String, offset: Int)] = []
-    var lastIfchanged: String?
-    var forStack: [ForloopDrop] = []
+    @exclusivity(unchecked) var forOffsets: [(name: String, offset: Int)] = []
+    @exclusivity(unchecked) var lastIfchanged: String?
+    @exclusivity(unchecked) var forStack: [ForloopDrop] = []
     /// A `forloop` drop no longer referenced, for the next loop (no allocation per loop).
-    var spareForloop: ForloopDrop?
-    var partialDepth = 0
+    @exclusivity(unchecked) var spareForloop: ForloopDrop?
+    @exclusivity(unchecked) var partialDepth = 0
     /// Blocks being rendered, one inside the other, partials included (a dynamic nesting
     /// depth, limited as the template's own nesting is).
-    var depth = 0
+    @exclusivity(unchecked) var depth = 0
     /// What `assign` and `capture` stored so far (see ``LiquidLimits/assignScore``).
-    var assignScore = 0
+    @exclusivity(unchecked) var assignScore = 0
     /// When this render (or session) must end, in ``monotonicNanoseconds()``; set by the first
     /// time check, so that a short render never reads the clock.
-    var deadline: UInt64?
+    @exclusivity(unchecked) var deadline: UInt64?
     /// External requests made so far in this render or session.
-    var externalRequests = 0
+    @exclusivity(unchecked) var externalRequests = 0
     /// This thread's ``StackGuard`` limit: a context renders on the thread that made it (the
     /// contexts of ``RenderContextCache`` are per thread).
     let stackLimit = StackGuard.limit
-    var trace: [String] = []
+    @exclusivity(unchecked) var trace: [String] = []
     /// Storage for custom tags' per-render state.
-    public var registers: [String: any Sendable] = [:]
+    @exclusivity(unchecked) public var registers: [String: any Sendable] = [:]
     /// Non-fatal problems noticed while rendering.
-    public var warnings: [String] = []
+    @exclusivity(unchecked) public var warnings: [String] = []
 
     /// A loop interruption.
     public enum Interrupt: Sendable { case breakLoop, continueLoop }

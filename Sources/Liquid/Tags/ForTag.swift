@@ -2,7 +2,7 @@
 final class ForloopDrop: LiquidDrop, @unchecked Sendable {
     private(set) var name: String
     private(set) var length: Int
-    var index0 = 0
+    @exclusivity(unchecked) var index0 = 0
     private(set) var parent: LiquidValue
 
     /// Makes a spare drop (see `RenderContext.spareForloop`) the `forloop` of a new loop.

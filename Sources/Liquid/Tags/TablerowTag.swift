@@ -2,7 +2,7 @@
 final class TablerowloopDrop: LiquidDrop, @unchecked Sendable {
     let length: Int
     let cols: Int
-    var index0 = 0
+    @exclusivity(unchecked) var index0 = 0
     init(length: Int, cols: Int) {
         self.length = length
         self.cols = cols
