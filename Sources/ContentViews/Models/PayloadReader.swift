@@ -36,20 +36,24 @@ public struct PayloadReader {
     /// A reader over a payload's JSON.
     public init(userInfo: LiquidValue) { self.userInfo = userInfo }
 
-    /// A reader over a `userInfo` dictionary as iOS delivers it.
-    public init(userInfo: [AnyHashable: Any]) { self.userInfo = Self.convert(userInfo) }
+    /// A reader over a `userInfo` dictionary as iOS delivers it. Values nested deeper than
+    /// ``JSONValueParser/maxDepth`` are read as `nil` (no content view reads below the top level).
+    public init(userInfo: [AnyHashable: Any]) { self.userInfo = Self.convert(userInfo, depth: 0) }
 
-    static func convert(_ any: Any) -> LiquidValue {
+    static func convert(_ any: Any, depth: Int) -> LiquidValue {
         switch any {
         case let s as String: return .string(s)
         case let b as Bool: return .bool(b)
         case let i as Int: return .int(i)
         case let d as Double: return .double(d)
         case let n as NSNumber: return .double(n.doubleValue)
-        case let a as [Any]: return .array(a.map(convert))
+        case let a as [Any]:
+            guard depth < JSONValueParser.maxDepth else { return .nil }
+            return .array(a.map { convert($0, depth: depth + 1) })
         case let d as [AnyHashable: Any]:
+            guard depth < JSONValueParser.maxDepth else { return .nil }
             var o = LiquidObject()
-            for (k, v) in d.sorted(by: { "\($0.key)" < "\($1.key)" }) { o["\(k.base)"] = convert(v) }
+            for (k, v) in d.sorted(by: { "\($0.key)" < "\($1.key)" }) { o["\(k.base)"] = convert(v, depth: depth + 1) }
             return .object(o)
         default: return .nil
         }

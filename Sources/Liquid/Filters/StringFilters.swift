@@ -168,35 +168,35 @@ func rubySlice<T>(_ items: [T], _ start: Int, _ length: Int) -> [T]? {
     return Array(items[s..<end])
 }
 
-/// The number of integers in `lo...hi` (0 when `lo > hi`), `Int.max` when that many do not fit.
-func rangeSize(_ lo: Int, _ hi: Int) -> Int {
-    if lo > hi { return 0 }
-    let (span, overflow) = hi.subtractingReportingOverflow(lo)
-    return overflow || span == Int.max ? Int.max : span + 1
-}
-
 /// Ruby's `String#split` with a string separator: a single space splits on runs of
 /// whitespace; an empty separator splits into characters; trailing empty strings are dropped.
 /// More than `limit` parts is ``LiquidLimit/arrayElements(_:)``, found before they are all made.
 func rubySplit(_ s: String, _ sep: String, limit: Int = .max) throws -> [String] {
+    let tooMany = LiquidError.Reason.limitExceeded(.arrayElements(limit))
     var parts: [String] = []
-    func add(_ part: some StringProtocol) throws {
-        if parts.count >= limit { throw LiquidError.Reason.limitExceeded(.arrayElements(limit)) }
-        parts.append(String(part))
-    }
     if sep == " " {
-        for part in s.split(whereSeparator: { $0.isWhitespace }) { try add(part) }
+        for part in s.split(whereSeparator: { $0.isWhitespace }) {
+            if parts.count >= limit { throw tooMany }
+            parts.append(String(part))
+        }
     } else if sep.isEmpty {
-        for ch in s { try add(String(ch)) }
+        for ch in s {
+            if parts.count >= limit { throw tooMany }
+            parts.append(String(ch))
+        }
     } else {
         let finder = ByteFinder(sep)
-        try s.withBytes { text in
+        parts = try s.withBytes { text in
+            var parts: [String] = []
             var last = 0
-            while let hit = finder.next(in: text, from: last) {
-                try add(String(decoding: UnsafeBufferPointer(rebasing: text[last..<hit]), as: UTF8.self))
+            while true {
+                let hit = finder.next(in: text, from: last)
+                if parts.count >= limit { throw tooMany }
+                parts.append(String(decoding: UnsafeBufferPointer(rebasing: text[last..<(hit ?? text.count)]), as: UTF8.self))
+                guard let hit else { break }
                 last = hit + finder.needle.count
             }
-            try add(String(decoding: UnsafeBufferPointer(rebasing: text[last..<text.count]), as: UTF8.self))
+            return parts
         }
     }
     while let last = parts.last, last.isEmpty { parts.removeLast() }

@@ -231,20 +231,12 @@ public final class RenderContext {
     /// ``LiquidLimits/stringBytes`` (an array's text can be far larger than its memory).
     public func renderedText(_ value: LiquidValue) throws -> String {
         if case .string(let s) = value { return s }
-        var bytes: [UInt8] = []
-        guard value.write(to: &bytes, limit: limits.stringBytes) else {
-            throw LiquidError.Reason.limitExceeded(.stringBytes(limits.stringBytes))
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return try boundedText { value.write(to: &$0, limit: $1) }
     }
 
     /// `value` as JSON text (``LiquidValue/jsonString``), refused past ``LiquidLimits/stringBytes``.
     public func jsonText(_ value: LiquidValue) throws -> String {
-        var bytes: [UInt8] = []
-        guard value.writeJSONBytes(to: &bytes, limit: limits.stringBytes) else {
-            throw LiquidError.Reason.limitExceeded(.stringBytes(limits.stringBytes))
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        try boundedText { value.writeJSONBytes(to: &$0, limit: $1) }
     }
 
     /// Ruby's `to_s` of `value` as filters see it (arrays and objects as `inspect`), refused
@@ -252,14 +244,17 @@ public final class RenderContext {
     public func rubyText(_ value: LiquidValue) throws -> String {
         switch value {
         case .string(let s): return s
-        case .array, .object, .drop:
-            var bytes: [UInt8] = []
-            guard value.writeRubyString(to: &bytes, limit: limits.stringBytes) else {
-                throw LiquidError.Reason.limitExceeded(.stringBytes(limits.stringBytes))
-            }
-            return String(decoding: bytes, as: UTF8.self)
+        case .array, .object, .drop: return try boundedText { value.writeRubyString(to: &$0, limit: $1) }
         default: return value.renderedString
         }
+    }
+
+    /// The text `write` makes (it returns `false` once past the limit it is given), or
+    /// ``LiquidLimit/stringBytes(_:)``.
+    private func boundedText(_ write: (inout [UInt8], Int) -> Bool) throws -> String {
+        var bytes: [UInt8] = []
+        guard write(&bytes, limits.stringBytes) else { throw LiquidError.Reason.limitExceeded(.stringBytes(limits.stringBytes)) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     // MARK: Variables
@@ -301,8 +296,9 @@ public final class RenderContext {
         case .object(let o): score = o.count
         default: score = 1
         }
-        assignScore = assignScore.addingReportingOverflow(score).partialValue
-        if assignScore > limits.assignScore || assignScore < 0 {
+        let (sum, overflow) = assignScore.addingReportingOverflow(score)
+        assignScore = overflow ? .max : sum
+        if assignScore > limits.assignScore {
             throw LiquidError.Reason.limitExceeded(.assignScore(limits.assignScore))
         }
         globals[key] = value

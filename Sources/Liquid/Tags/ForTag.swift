@@ -77,9 +77,7 @@ struct LoopItems {
             storage = .array(a[w])
             count = w.count
         case .range(let lo, let hi):
-            let (span, overflow) = hi.subtractingReportingOverflow(lo)
-            let total = lo > hi ? 0 : (overflow || span == Int.max ? Int.max : span + 1)
-            let w = window(total)
+            let w = window(rangeSize(lo, hi))
             storage = .range(lo &+ w.lowerBound, lo &+ w.upperBound &- 1)
             count = w.count
         case .object(let o):

@@ -79,53 +79,58 @@ extension LiquidTime {
     /// Parses an ISO 8601 / RFC 3339 time: `2026-11-22T10:00:00Z`, with a fraction, an
     /// offset (`+05:30`, `+0530`) or a space for the `T`; `nil` when it is not one.
     public static func parseISO8601(_ text: String) -> Date? {
-        let b = Array(text.utf8)
-        var i = 0
-        func num(_ count: Int) -> Int? {
-            guard i + count <= b.count else { return nil }
-            var v = 0
-            for k in i..<(i + count) {
-                guard b[k] >= 48 && b[k] <= 57 else { return nil }
-                v = v * 10 + Int(b[k] - 48)
+        /// A cursor over the bytes (a value, not functions capturing an index: captured
+        /// variables are checked for exclusive access at run time on every call).
+        struct Cursor {
+            let b: [UInt8]
+            var i = 0
+            mutating func num(_ count: Int) -> Int? {
+                guard i + count <= b.count else { return nil }
+                var v = 0
+                for k in i..<(i + count) {
+                    guard b[k] >= 48 && b[k] <= 57 else { return nil }
+                    v = v * 10 + Int(b[k] - 48)
+                }
+                i += count
+                return v
             }
-            i += count
-            return v
+            mutating func expect(_ c: UInt8) -> Bool {
+                guard i < b.count, b[i] == c else { return false }
+                i += 1
+                return true
+            }
         }
-        func expect(_ c: UInt8) -> Bool {
-            guard i < b.count, b[i] == c else { return false }
-            i += 1
-            return true
-        }
-        guard let year = num(4), expect(UInt8(ascii: "-")), let month = num(2), expect(UInt8(ascii: "-")), let day = num(2),
+        var c = Cursor(b: Array(text.utf8))
+        guard let year = c.num(4), c.expect(UInt8(ascii: "-")), let month = c.num(2), c.expect(UInt8(ascii: "-")), let day = c.num(2),
               (1...12).contains(month), day >= 1, day <= 31,
-              i < b.count, b[i] == UInt8(ascii: "T") || b[i] == UInt8(ascii: "t") || b[i] == UInt8(ascii: " ")
+              c.i < c.b.count, c.b[c.i] == UInt8(ascii: "T") || c.b[c.i] == UInt8(ascii: "t") || c.b[c.i] == UInt8(ascii: " ")
         else { return nil }
-        i += 1
-        guard let hour = num(2), expect(UInt8(ascii: ":")), let minute = num(2), expect(UInt8(ascii: ":")), let second = num(2),
+        c.i += 1
+        guard let hour = c.num(2), c.expect(UInt8(ascii: ":")), let minute = c.num(2), c.expect(UInt8(ascii: ":")), let second = c.num(2),
               hour < 24, minute < 60, second < 61 else { return nil }
         var fraction = 0.0
-        if i < b.count && (b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",")) {
-            i += 1
+        if c.i < c.b.count && (c.b[c.i] == UInt8(ascii: ".") || c.b[c.i] == UInt8(ascii: ",")) {
+            c.i += 1
             var scale = 0.1
-            let start = i
-            while i < b.count && b[i] >= 48 && b[i] <= 57 { fraction += Double(b[i] - 48) * scale; scale /= 10; i += 1 }
-            if i == start { return nil }
+            let start = c.i
+            while c.i < c.b.count && c.b[c.i] >= 48 && c.b[c.i] <= 57 { fraction += Double(c.b[c.i] - 48) * scale; scale /= 10; c.i += 1 }
+            if c.i == start { return nil }
         }
         var offset = 0
-        guard i < b.count else { return nil }
-        if b[i] == UInt8(ascii: "Z") || b[i] == UInt8(ascii: "z") {
-            i += 1
-        } else if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
-            let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
-            i += 1
-            guard let oh = num(2) else { return nil }
-            _ = expect(UInt8(ascii: ":"))
-            guard let om = num(2) else { return nil }
+        guard c.i < c.b.count else { return nil }
+        if c.b[c.i] == UInt8(ascii: "Z") || c.b[c.i] == UInt8(ascii: "z") {
+            c.i += 1
+        } else if c.b[c.i] == UInt8(ascii: "+") || c.b[c.i] == UInt8(ascii: "-") {
+            let sign = c.b[c.i] == UInt8(ascii: "-") ? -1 : 1
+            c.i += 1
+            guard let oh = c.num(2) else { return nil }
+            _ = c.expect(UInt8(ascii: ":"))
+            guard let om = c.num(2) else { return nil }
             offset = sign * (oh * 3600 + om * 60)
         } else {
             return nil
         }
-        guard i == b.count else { return nil }
+        guard c.i == c.b.count else { return nil }
         let seconds = Civil.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
         return Date(timeIntervalSince1970: TimeInterval(seconds) + fraction)
     }

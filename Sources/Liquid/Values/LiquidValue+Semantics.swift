@@ -224,3 +224,10 @@ extension LiquidValue {
         }
     }
 }
+
+/// The number of integers in `lo...hi` (0 when `lo > hi`), `Int.max` when that many do not fit.
+func rangeSize(_ lo: Int, _ hi: Int) -> Int {
+    if lo > hi { return 0 }
+    let (span, overflow) = hi.subtractingReportingOverflow(lo)
+    return overflow || span == Int.max ? Int.max : span + 1
+}

@@ -44,7 +44,7 @@ public struct BasicAuthCredential: Sendable, Equatable {
 ///
 /// The cache is bounded: at most ``maxEntries`` responses and ``maxBytes`` of bodies (URLs
 /// often carry a recipient's attributes, so a send to millions of people would otherwise keep
-/// millions of answers). Expired answers go first, then the oldest.
+/// millions of answers). The answers stored first go first.
 public final class ConnectedContentCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [ConnectedContentRequest: (expires: Date, response: ConnectedContentResponse)] = [:]
@@ -100,8 +100,10 @@ public final class ConnectedContentCache: @unchecked Sendable {
             orderStart += 1
             if let entry = entries[oldest.request], entry.expires == oldest.expires { remove(oldest.request) }
         }
-        if orderStart > 1024 && orderStart * 2 > order.count {
-            order.removeFirst(orderStart)
+        // The order keeps one place per store: past twice the entries, the places of answers
+        // evicted, expired or stored again since are dropped.
+        if order.count - orderStart > 2 * entries.count + 1024 {
+            order = order[orderStart...].filter { entries[$0.request]?.expires == $0.expires }
             orderStart = 0
         }
     }
