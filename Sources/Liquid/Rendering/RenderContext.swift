@@ -118,6 +118,9 @@ public final class RenderContext {
     @exclusivity(unchecked) var deadline: UInt64?
     /// External requests made so far in this render or session.
     @exclusivity(unchecked) var externalRequests = 0
+    /// Filter calls so far: the time limit is checked every 16 (one output can chain many
+    /// filters, each working on up to ``LiquidLimits/arrayElements`` elements).
+    @exclusivity(unchecked) var filterCalls = 0
     /// This thread's ``StackGuard`` limit: a context renders on the thread that made it (the
     /// contexts of ``RenderContextCache`` are per thread).
     let stackLimit = StackGuard.limit
@@ -479,6 +482,8 @@ public final class RenderContext {
     /// limits is an error.
     @inline(__always)
     private func invoke(_ filter: LiquidFilter, _ value: borrowing LiquidValue, _ args: borrowing FilterArguments) throws -> LiquidValue {
+        filterCalls &+= 1
+        if filterCalls & 15 == 0 { _ = try remainingSeconds() }
         let result: LiquidValue
         switch value {
         case .drop: result = try filter.function((copy value).resolved, args, self)

@@ -309,3 +309,15 @@ private func isOutOfRange(_ reason: LiquidError.Reason?) -> Bool {
         #expect(out == "11")
     }
 }
+
+extension ResourceLimitTests {
+    @Test func timeLimitEndsOneOutputOfManySlowFilters() throws {
+        var e = env(LiquidLimits(renderSeconds: 0.2))
+        e.register(Self.slow)
+        // One node, one step: the limit is checked between filter calls too.
+        let t = try e.parse("{{ 1" + String(repeating: " | slow", count: 2_000) + " }}")
+        let started = Date()
+        #expect(reason { try t.render() } == .limitExceeded(.renderSeconds(0.2)))
+        #expect(Date().timeIntervalSince(started) < 2)
+    }
+}
