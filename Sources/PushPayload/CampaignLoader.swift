@@ -18,7 +18,7 @@ extension Campaign {
         let reader = CampaignReader(file: file)
         let root: Node
         do {
-            guard let node = try Yams.compose(yaml: yaml) else {
+            guard let node = try Self.compose(yaml) else {
                 throw CampaignError(file: file, location: nil, message: "the campaign file is empty")
             }
             root = node
@@ -26,6 +26,31 @@ extension Campaign {
             throw reader.yamlError(error)
         }
         self = try reader.campaign(root)
+    }
+}
+
+extension Campaign {
+    /// The stack of the thread that composes YAML: Yams recurses once per level a document
+    /// nests, as deep as libyaml allows (1,000 levels), which needs megabytes in a debug build.
+    static let composeStackBytes = 64 << 20
+
+    /// `Yams.compose`, on a thread of its own with a stack large enough for any document
+    /// libyaml accepts, so that a deeply nested file cannot overflow the stack of whatever
+    /// thread loads the campaign (a 512 KB secondary thread, say).
+    static func compose(_ yaml: String) throws -> Node? {
+        final class Outcome: @unchecked Sendable {
+            var result: Result<Node?, any Error> = .success(nil)
+            let done = DispatchSemaphore(value: 0)
+        }
+        let outcome = Outcome()
+        let thread = Thread {
+            outcome.result = Result { try Yams.compose(yaml: yaml) }
+            outcome.done.signal()
+        }
+        thread.stackSize = composeStackBytes
+        thread.start()
+        outcome.done.wait()
+        return try outcome.result.get()
     }
 }
 

@@ -144,6 +144,21 @@ func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) -
         #expect(Date().timeIntervalSince(started) < 10)
     }
 
+    @Test func deeplyNestedFilesLoadOnSmallStacks() throws {
+        // As deep as libyaml nests (1,000 levels), loaded on a 512 KB thread: an error, not a crash.
+        final class Box: @unchecked Sendable { var message = ""; let done = DispatchSemaphore(value: 0) }
+        let box = Box()
+        let yaml = "name: deep\ntitle: t\nbody: b\npreview:\n  api_trigger_properties:\n    a: " + String(repeating: "[", count: 995) + String(repeating: "]", count: 995) + "\n"
+        let thread = Thread {
+            do { _ = try Campaign(yaml: yaml, file: "deep.yml") } catch { box.message = "\(error)" }
+            box.done.signal()
+        }
+        thread.stackSize = 512 << 10
+        thread.start()
+        box.done.wait()
+        #expect(box.message.contains("nested more than 100 deep"), "\(box.message)")
+    }
+
     @Test func deepPreviewValuesAreLimited() throws {
         let yaml = "name: deep\ntitle: t\nbody: b\npreview:\n  api_trigger_properties:\n    a: " + String(repeating: "[", count: 500) + String(repeating: "]", count: 500) + "\n"
         do {
