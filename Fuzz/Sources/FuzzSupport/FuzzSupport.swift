@@ -22,8 +22,8 @@ public func bytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> [UInt8] {
 
 /// Limits small enough that an input that loops or grows is cut short quickly (each limit is
 /// what the fuzzer checks, not what it waits for), and a fixed clock.
-public let fuzzLimits = LiquidLimits(outputBytes: 200_000, renderSteps: 20_000, stringBytes: 100_000, arrayElements: 10_000,
-                                     assignScore: 1_000_000, renderSeconds: 2)
+public let fuzzLimits = LiquidLimits(outputBytes: 20_000, renderSteps: 2_000, stringBytes: 10_000, arrayElements: 1_000,
+                                     assignScore: 100_000, renderSeconds: 2)
 public let fuzzOptions = RenderOptions(now: { Date(timeIntervalSince1970: 1_704_067_318) })
 
 /// The repository root (the fuzz package is its `Fuzz/` folder).
