@@ -17,7 +17,8 @@ public struct DirectoryContentBlocks: ContentBlockSource {
         guard !name.contains("/"), !name.hasPrefix(".") else { return nil }
         let url = directory.appendingPathComponent(name + ".liquid")
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        // Invalid UTF-8 is an error at its line and column in the block (not U+FFFD in payloads).
+        return try SourceText.decode(data, name: "content_blocks/\(name)")
     }
 }
 

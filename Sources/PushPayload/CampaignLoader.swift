@@ -10,7 +10,7 @@ extension Campaign {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw CampaignError(file: url.path, location: nil, message: "cannot read the campaign file")
         }
-        try self.init(yaml: String(decoding: data, as: UTF8.self), file: url.path)
+        try self.init(yaml: try CampaignError.text(data, file: url.path), file: url.path)
     }
 
     /// Reads a campaign from YAML text; `file` names it in errors.

@@ -177,6 +177,11 @@ public struct CompiledCampaign: Sendable {
             // Positions inside a content block are the block's own, not the campaign file's.
             let location = error.templateName == field.name ? error.location.map { field.fileLocation(of: $0, fileText: fileText) } : nil
             var message = error.message
+            // An error inside a content block says where in the block (its file, as the
+            // workspace keeps it: Templates/content_blocks/NAME.liquid).
+            if let name = error.templateName, name != field.name, let at = error.location {
+                message += " (at \(name)\(name.hasPrefix("content_blocks/") ? ".liquid" : ""):\(at.line):\(at.column))"
+            }
             if !error.trace.isEmpty { message += " (in \(error.trace.joined(separator: " > ")))" }
             return .failed(.liquid(field: field.name, file: campaign.file, location: location, message: message))
         } catch {

@@ -49,7 +49,10 @@ public struct GoldenFiles: Sendable {
                                    connectedContent: try Workspace.offlineConnectedContent(templates: templates))
         var out: [Entry] = []
         for campaignURL in try Workspace.campaignFiles(in: templates) {
-            let text = String(decoding: FileManager.default.contents(atPath: campaignURL.path) ?? Data(), as: UTF8.self)
+            guard let data = FileManager.default.contents(atPath: campaignURL.path) else {
+                throw CampaignError(file: "Templates/" + campaignURL.lastPathComponent, location: nil, message: "cannot read the campaign file")
+            }
+            let text = try CampaignError.text(data, file: "Templates/" + campaignURL.lastPathComponent)
             let campaign = try Campaign(yaml: text, file: "Templates/" + campaignURL.lastPathComponent)
             let compiled = try CompiledCampaign(campaign, dialect: dialect, fileText: text)
             for (profileName, profile) in try Workspace.profiles(in: profiles) {

@@ -16,7 +16,10 @@ public enum Workspace {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
         return try names.map { name in
             let url = folder.appendingPathComponent(name)
-            let text = String(decoding: FileManager.default.contents(atPath: url.path) ?? Data(), as: UTF8.self)
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw CampaignError(file: "Profiles/" + name, location: nil, message: "cannot read the profile")
+            }
+            let text = try CampaignError.text(data, file: "Profiles/" + name)
             return ((name as NSString).deletingPathExtension, try profile(json: text, file: "Profiles/" + name))
         }
     }
@@ -40,6 +43,7 @@ public enum Workspace {
     public static func offlineConnectedContent(templates: URL) throws -> ConnectedContentConfiguration? {
         let url = templates.appendingPathComponent("connected_content.json")
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
-        return ConnectedContentConfiguration(client: try FixtureConnectedContentClient(json: String(decoding: data, as: UTF8.self)))
+        let text = try CampaignError.text(data, file: url.path)
+        return ConnectedContentConfiguration(client: try FixtureConnectedContentClient(json: text))
     }
 }

@@ -44,13 +44,13 @@ extension PushLiquidCommand {
             if let rounds = parseRounds {
                 for _ in 0..<max(0, warmup) { _ = try bench.parse(rounds: max(1, rounds / 10)) }
                 let p = try bench.parse(rounds: rounds)
-                print(String(format: "parse_seconds=%.6f parses=%d", p.seconds, p.parses))
+                output(String(format: "parse_seconds=%.6f parses=%d", p.seconds, p.parses))
                 return
             }
             for _ in 0..<max(0, warmup) { _ = try bench.run() }
             let r = try bench.run()
-            print(String(format: "fields=%d contexts=%d output_bytes=%d renders_per_second=%.0f", bench.templates.count, bench.contexts.count, r.bytes, Double(r.renders) / r.seconds))
-            print(String(format: "render_seconds=%.6f renders=%d", r.seconds, r.renders))
+            output(String(format: "fields=%d contexts=%d output_bytes=%d renders_per_second=%.0f", bench.templates.count, bench.contexts.count, r.bytes, Double(r.renders) / r.seconds))
+            output(String(format: "render_seconds=%.6f renders=%d", r.seconds, r.renders))
         }
     }
 }

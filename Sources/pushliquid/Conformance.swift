@@ -40,17 +40,17 @@ extension PushLiquidCommand {
                 failed += 1
                 if quiet { continue }
                 let c = outcome.testCase
-                print("FAIL \(c.name)")
-                print("  template: \(c.template.debugDescription)")
+                output("FAIL \(c.name)")
+                output("  template: \(c.template.debugDescription)")
                 let expected = c.invalid ? "an error" : c.aborted ? "aborted(\(c.abortReason.debugDescription))" : c.results.map(\.debugDescription).joined(separator: " or ")
-                print("  expected: \(expected)")
+                output("  expected: \(expected)")
                 switch outcome.actual {
-                case .success(.text(let text)): print("  actual:   \(text.debugDescription)")
-                case .success(.aborted(let reason)): print("  actual:   aborted(\(reason.debugDescription))")
-                case .failure(let error): print("  actual:   error: \(error)")
+                case .success(.text(let text)): output("  actual:   \(text.debugDescription)")
+                case .success(.aborted(let reason)): output("  actual:   aborted(\(reason.debugDescription))")
+                case .failure(let error): output("  actual:   error: \(error)")
                 }
             }
-            print("\(outcomes.count - failed) passed, \(failed) failed")
+            output("\(outcomes.count - failed) passed, \(failed) failed")
             if failed > 0 { throw ExitCode(1) }
         }
     }

@@ -19,7 +19,7 @@ extension PushLiquidCommand {
             let platform = options.platform.platform
             let profileName = try options.profileValue().name
             let result = compiled.render(document, platform: platform)
-            print(PreviewPrinter.render(campaign: compiled.campaign, profile: profileName, document: document, platform: platform, result: result))
+            output(PreviewPrinter.render(campaign: compiled.campaign, profile: profileName, document: document, platform: platform, result: result))
             switch result {
             case .rendered: break
             case .aborted: throw ExitCode(3)
@@ -44,7 +44,7 @@ extension PushLiquidCommand {
             let document = try options.document(for: compiled)
             switch compiled.render(document, platform: options.platform.platform) {
             case .rendered(let payload):
-                print(pretty ? payload.json.prettyJSONString : payload.serialized)
+                output(pretty ? payload.json.prettyJSONString : payload.serialized)
             case .aborted(let reason, let field):
                 printError("aborted in \(field): \(reason ?? "abort_message called")")
                 throw ExitCode(3)

@@ -12,35 +12,100 @@ struct PushLiquidCommand: ParsableCommand {
             Exit codes: 0 success, 1 template or data error, 2 usage error, 3 message aborted (render),
             4 batch finished with failed lines.
             """,
+        version: "pushliquid \(pushLiquidVersion)",
         subcommands: [Preview.self, Render.self, Check.self, Batch.self, Golden.self, Conformance.self, Bench.self, RenderTemplate.self],
         defaultSubcommand: nil
     )
 
-    /// Runs the command; usage errors exit 2, template and data errors 1.
+    /// Runs the command; usage errors exit 2, template and data errors 1. Output that could
+    /// not be written (a full disk, `> /dev/full`) is an error, never a silent success.
     static func main() {
         do {
             var command = try parseAsRoot()
             try command.run()
+            try flushStandardOutput()
         } catch let code as ExitCode {
-            Foundation.exit(code.rawValue)
+            finish(code.rawValue)
         } catch let error as ToolError {
             printError(error.message)
-            Foundation.exit(error.exitCode)
+            finish(error.exitCode)
         } catch {
             let code = exitCode(for: error)
             if code == .success {
                 print(fullMessage(for: error))
-                Foundation.exit(0)
+                finish(0)
             }
             if code == .validationFailure {
                 printError(fullMessage(for: error))
-                Foundation.exit(2)
+                finish(2)
             }
-            printError("error: \(error)")
-            Foundation.exit(1)
+            printError(errorLine(for: error))
+            finish(1)
+        }
+    }
+
+    /// Exits with `status`, or 1 when what was printed could not be written.
+    static func finish(_ status: Int32) -> Never {
+        do { try flushStandardOutput() } catch let error as ToolError {
+            printError(error.message)
+            Foundation.exit(status == 0 ? 1 : status)
+        } catch {}
+        Foundation.exit(status)
+    }
+}
+
+/// Flushes the commands' buffered output (see ``output(_:terminator:)``); a failed write,
+/// earlier or now, is an error.
+func flushStandardOutput() throws {
+    try StandardOutput.flush()
+}
+
+/// Writes a command's result to standard output (as `print` does, but a failed write, as to a
+/// full disk or `/dev/full`, is an error at exit instead of lost without a word).
+func output(_ text: String = "", terminator: String = "\n") {
+    StandardOutput.write(text + terminator)
+}
+
+/// Buffered standard output, written with `write(2)` (only the main thread, where commands
+/// run, uses it).
+enum StandardOutput {
+    nonisolated(unsafe) private static var buffer: [UInt8] = []
+    nonisolated(unsafe) private static var failure: ToolError?
+    nonisolated(unsafe) private static var failed = false
+    private static let interactive = isatty(1) != 0
+
+    static func write(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        // On a terminal each write shows at once, in order with what goes to standard error.
+        if buffer.count >= 1 << 16 || interactive { try? flush() }
+    }
+
+    /// Writes what is buffered. The first failed write is thrown once; what comes after it is
+    /// dropped (the output is already incomplete, and the error says so).
+    static func flush() throws {
+        if !failed, !buffer.isEmpty {
+            do { try buffer.withUnsafeBytes { try writeStandardOutput($0) } } catch let error as ToolError {
+                failed = true
+                failure = error
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+        if let error = failure {
+            failure = nil
+            throw error
         }
     }
 }
+
+/// One `error: ...` line for an error: errors that describe themselves as diagnostics
+/// (`file:line:column: error: ...`, `error: ...`) are printed as they are.
+func errorLine(for error: any Error) -> String {
+    let text = String(describing: error)
+    return text.hasPrefix("error: ") || text.contains(": error: ") ? text : "error: " + text
+}
+
+/// The version `--version` prints (the package's release tag, without the `v`).
+let pushLiquidVersion = "0.14.0"
 
 /// An error the tool reports with its own exit code.
 struct ToolError: Error {
@@ -54,12 +119,57 @@ func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
-/// Reads a file as UTF-8; a missing file is a usage error.
-func readText(_ path: String) throws -> String {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        throw ToolError.usage("cannot read '\(path)': no such file or not readable")
+/// The most a file given on the command line may hold (a template, a profile, a campaign).
+let maxInputFileBytes = 64 << 20
+
+/// Reads a file's bytes: `-` is standard input, and pipes, `/dev/stdin` and `<(...)` work as
+/// files do. A file that cannot be opened is a usage error naming the system's reason.
+func readBytes(_ path: String) throws -> [UInt8] {
+    let fd = path == "-" ? 0 : open(path, O_RDONLY)
+    guard fd >= 0 else {
+        throw ToolError.usage("cannot read '\(path)': \(String(cString: strerror(errno)))")
     }
-    return String(decoding: data, as: UTF8.self)
+    defer { if fd != 0 { close(fd) } }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n == 0 { return bytes }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw ToolError(message: "error: cannot read '\(path)': \(String(cString: strerror(errno)))")
+        }
+        guard bytes.count + n <= maxInputFileBytes else {
+            throw ToolError(message: "error: '\(path)' is larger than \(maxInputFileBytes >> 20) MiB")
+        }
+        bytes.append(contentsOf: chunk[..<n])
+    }
+}
+
+/// Reads a text file (`-` is standard input): a leading UTF-8 byte order mark is dropped, and
+/// invalid UTF-8 is an error at `file:line:column`.
+func readText(_ path: String) throws -> String {
+    let bytes = try readBytes(path)
+    do {
+        return try SourceText.decode(bytes, name: path == "-" ? "<stdin>" : path)
+    } catch let error as LiquidError {
+        throw ToolError(message: error.description)
+    }
+}
+
+/// Reads a JSON file (`-` is standard input) that must hold an object (`what` names it in
+/// errors, "the data" say); syntax errors are `file:line:column: error: ...`.
+func readJSONObject(_ path: String, what: String) throws -> LiquidValue {
+    let text = try readText(path)
+    let name = path == "-" ? "<stdin>" : path
+    let value: LiquidValue
+    do { value = try JSONValueParser.parse(text) } catch let e as JSONValueParser.SyntaxError {
+        throw ToolError(message: "\(name):\(e.line):\(e.column): error: invalid JSON: \(e.message)")
+    }
+    guard case .object = value else {
+        throw ToolError(message: "\(name):1:1: error: \(what) must be a JSON object, not \(jsonKind(value))")
+    }
+    return value
 }
 
 /// Reads standard input into `buffer`; the byte count, 0 at the end of the input.
@@ -85,5 +195,17 @@ func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, name: String) throw
         if n > 0 { offset += n; continue }
         if n < 0 && errno == EINTR { continue }
         throw ToolError(message: "error: cannot write \(name): \(String(cString: strerror(errno)))")
+    }
+}
+
+/// What a JSON value is, for errors: "an array", "a string"...
+func jsonKind(_ value: LiquidValue) -> String {
+    switch value {
+    case .nil: return "null"
+    case .bool: return "a boolean"
+    case .int, .double: return "a number"
+    case .string: return "a string"
+    case .array, .range: return "an array"
+    case .object, .drop: return "an object"
     }
 }

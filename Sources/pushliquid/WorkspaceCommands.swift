@@ -45,27 +45,27 @@ extension PushLiquidCommand {
                     let campaign = try Campaign(yaml: text, file: url.relativePath)
                     compiled = try CompiledCampaign(campaign, dialect: dialect, fileText: text, recordAttributes: true)
                 } catch let error as CampaignError {
-                    print(error.description)
+                    output(error.description)
                     errors += 1
                     continue
                 }
-                print("\(url.relativePath): \(compiled.campaign.name)")
+                output("\(url.relativePath): \(compiled.campaign.name)")
                 for (name, reads) in compiled.attributes where !reads.isEmpty {
-                    print("  \(name) reads: \(reads.map(\.description).joined(separator: ", "))")
+                    output("  \(name) reads: \(reads.map(\.description).joined(separator: ", "))")
                 }
                 for (name, template) in compiled.templates {
                     for filter in template.unknownFilters {
-                        print("  error: \(name): unknown filter '\(filter)'")
+                        output("  error: \(name): unknown filter '\(filter)'")
                         errors += 1
                     }
                 }
                 if !profileValues.isEmpty {
                     for attr in compiled.attributesMissing(from: profileValues.map(\.1)) {
-                        print("  warning: \(attr) is missing from every profile in \(profiles)/")
+                        output("  warning: \(attr) is missing from every profile in \(profiles)/")
                     }
                 }
             }
-            print(errors == 0 ? "\(urls.count) campaign(s) checked, no errors" : "\(urls.count) campaign(s) checked, \(errors) error(s)")
+            output(errors == 0 ? "\(urls.count) campaign(s) checked, no errors" : "\(urls.count) campaign(s) checked, \(errors) error(s)")
             if errors > 0 { throw ExitCode(1) }
         }
     }
@@ -198,19 +198,19 @@ extension PushLiquidCommand {
             do {
                 if update {
                     let changed = try golden.update()
-                    print("golden: \(changed) file(s) written or removed")
+                    output("golden: \(changed) file(s) written or removed")
                     return
                 }
                 let entries = try golden.entries()
                 var bad = 0
                 for entry in entries where !entry.matches {
                     bad += 1
-                    print(entry.expected == nil ? "MISSING \(entry.path.relativePath)" : "DIFFERS \(entry.path.relativePath)")
-                    if let expected = entry.expected { print(firstDifference(expected, entry.actual)) }
+                    output(entry.expected == nil ? "MISSING \(entry.path.relativePath)" : "DIFFERS \(entry.path.relativePath)")
+                    if let expected = entry.expected { output(firstDifference(expected, entry.actual)) }
                 }
                 let stale = golden.staleFiles(entries)
-                for s in stale { print("STALE \(s.relativePath)") }
-                print("\(entries.count - bad) matched, \(bad + stale.count) differ")
+                for s in stale { output("STALE \(s.relativePath)") }
+                output("\(entries.count - bad) matched, \(bad + stale.count) differ")
                 if bad + stale.count > 0 { throw ExitCode(1) }
             } catch let e as CampaignError {
                 throw ToolError(message: e.description)

@@ -66,7 +66,7 @@ let t0 = Date(timeIntervalSince1970: 1_795_341_600)  // 2026-11-22T10:00:00Z
         defer { try? FileManager.default.removeItem(at: dir) }
         try store.append(.event("before", user: .externalID("u"), time: t0))
         let server = try LoopbackHTTPServer { _ in
-            try? store.append(.event("during", user: .externalID("u"), time: t0))
+            _ = try? store.append(.event("during", user: .externalID("u"), time: t0))
             return .init(status: 200)
         }
         defer { server.stop() }

@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func badDocumentsAreClearErrors() {
-        #expect(throws: PersonalizationError.invalidDocument("2:2: unexpected text after the JSON value")) { try document("{\n}x") == nil }
+        #expect(throws: PersonalizationError.invalidDocument("2:2: unexpected text after the JSON value")) { _ = try document("{\n}x") }
         #expect(throws: PersonalizationError.self) { try document(#"{"profile": 3}"#) }
         #expect(throws: PersonalizationError.self) { try document(#"{"now": "yesterday"}"#) }
         #expect(throws: PersonalizationError.self) { try document(#"[1]"#) }

@@ -32,6 +32,9 @@ public struct LiquidError: Error, Sendable, Equatable, CustomStringConvertible {
         case templateNotFound(String)
         /// A resource limit was reached.
         case limitExceeded(LiquidLimit)
+        /// Source text (a template, a content block, a campaign or JSON file) that is not
+        /// valid UTF-8: the first offending byte.
+        case invalidUTF8(byte: UInt8)
         /// A custom tag or filter's error.
         case custom(String)
     }
@@ -81,6 +84,7 @@ public struct LiquidError: Error, Sendable, Equatable, CustomStringConvertible {
         case .numberOutOfRange(let what): return "number out of range: \(what)"
         case .templateNotFound(let n): return "template '\(n)' not found"
         case .limitExceeded(let l): return l.message
+        case .invalidUTF8(let byte): return "invalid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)))"
         case .custom(let s): return s
         }
     }

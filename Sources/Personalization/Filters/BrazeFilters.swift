@@ -59,7 +59,7 @@ enum BrazeFilters {
         LiquidFilter(name) { input, _, context in .string(hex(hash(Data(try context.renderedText(input).utf8)))) }
     }
 
-    static func hmac<H: HashFunction>(_ name: String, _: H.Type, base64: Bool) -> LiquidFilter {
+    static func hmac<H: HashFunction & SendableMetatype>(_ name: String, _: H.Type, base64: Bool) -> LiquidFilter {
         LiquidFilter(name, arguments: 1...1) { input, args, context in
             let key = SymmetricKey(data: Data(try context.renderedText(args[0]).utf8))
             let mac = Data(HMAC<H>.authenticationCode(for: Data(try context.renderedText(input).utf8), using: key))

@@ -1,0 +1,107 @@
+import Foundation
+import Liquid
+import Testing
+
+/// Standard input, pipes, byte order marks, invalid UTF-8 and failed writes in the CLI.
+@Suite struct CLIPlumbingTests {
+    /// A fresh folder with `files` (name → bytes) in it.
+    func folder(_ files: [String: [UInt8]]) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("plumbing-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("Templates/content_blocks"), withIntermediateDirectories: true)
+        for (name, bytes) in files { try Data(bytes).write(to: dir.appendingPathComponent(name)) }
+        return dir
+    }
+
+    @Test func standardInputIsDashAndPipesAreFiles() throws {
+        let dir = try folder(["t.liquid": Array("Hi {{ name }}".utf8)])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let template = dir.appendingPathComponent("t.liquid").path
+        let fromDash = try runPushliquid(["liquid", "-"], stdin: "{{ 'a' | upcase }}")
+        #expect(fromDash.status == 0)
+        #expect(fromDash.stdout == "A")
+        let dataDash = try runPushliquid(["liquid", template, "--data", "-"], stdin: #"{"name": "Ana"}"#)
+        #expect(dataDash.stdout == "Hi Ana")
+        let devStdin = try runPushliquid(["liquid", template, "--data", "/dev/stdin"], stdin: #"{"name": "Bo"}"#)
+        #expect(devStdin.status == 0, "\(devStdin.stderr)")
+        #expect(devStdin.stdout == "Hi Bo")
+        let both = try runPushliquid(["liquid", "-", "--data", "-"], stdin: "x")
+        #expect(both.status == 2)
+        let missing = try runPushliquid(["liquid", dir.appendingPathComponent("nope.liquid").path])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("No such file or directory"))
+    }
+
+    @Test func dataMustBeAnObjectAndJSONErrorsNameTheFile() throws {
+        let dir = try folder(["t.liquid": Array("{{ x }}".utf8), "array.json": Array("[1, 2]".utf8),
+                              "bad.json": Array("{\"a\":\n  tru}".utf8)])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let template = dir.appendingPathComponent("t.liquid").path
+        let array = try runPushliquid(["liquid", template, "--data", dir.appendingPathComponent("array.json").path])
+        #expect(array.status == 1)
+        #expect(array.stderr.contains("array.json:1:1: error: the data must be a JSON object, not an array"))
+        let bad = try runPushliquid(["liquid", template, "--data", dir.appendingPathComponent("bad.json").path])
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("bad.json:2:3: error: invalid JSON: invalid literal"))
+        #expect(!bad.stderr.contains("error: error:"))
+    }
+
+    @Test func byteOrderMarksAreDropped() throws {
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let dir = try folder([
+            "t.liquid": bom + Array("{{ name | upcase }}".utf8),
+            "d.json": bom + Array(#"{"name": "ana"}"#.utf8),
+            "Templates/c.yml": bom + Array("name: c\ntitle: \"Hi {{${first_name}}}\"\nbody: b\n".utf8),
+        ])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try runPushliquid(["liquid", dir.appendingPathComponent("t.liquid").path, "--data", dir.appendingPathComponent("d.json").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "ANA")
+        let campaign = try runPushliquid(["render", dir.appendingPathComponent("Templates/c.yml").path, "--templates", dir.appendingPathComponent("Templates").path])
+        #expect(campaign.status == 0, "\(campaign.stderr)")
+        #expect(campaign.stdout.contains(#""title":"Hi "#))
+    }
+
+    @Test func invalidUTF8IsAnErrorAtItsPosition() throws {
+        let dir = try folder([
+            "t.liquid": Array("ab\n c".utf8) + [0xFF] + Array("d".utf8),
+            "d.json": Array("{\"a\": \"x".utf8) + [0xC3] + Array("\"}".utf8),
+            "Templates/c.yml": Array("name: c\ntitle: \"{{content_blocks.${greeting}}}\"\nbody: \"b".utf8) + [0xE2, 0x82] + Array("\"\n".utf8),
+            "Templates/b.yml": Array("name: b\ntitle: \"{{content_blocks.${greeting}}}\"\nbody: b\n".utf8),
+            "Templates/content_blocks/greeting.liquid": Array("Hello\n".utf8) + [0x80],
+        ])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let template = try runPushliquid(["liquid", dir.appendingPathComponent("t.liquid").path])
+        #expect(template.status == 1)
+        #expect(template.stderr.contains("t.liquid:2:3: error: invalid UTF-8 (byte 0xFF)"))
+        let data = try runPushliquid(["liquid", dir.appendingPathComponent("t.liquid").path, "--data", dir.appendingPathComponent("d.json").path])
+        #expect(data.status == 1)
+        let campaign = try runPushliquid(["render", dir.appendingPathComponent("Templates/c.yml").path, "--templates", dir.appendingPathComponent("Templates").path])
+        #expect(campaign.status == 1)
+        #expect(campaign.stderr.contains("c.yml:3:9: error: invalid UTF-8 (byte 0xE2)"), "\(campaign.stderr)")
+        let block = try runPushliquid(["render", dir.appendingPathComponent("Templates/b.yml").path, "--templates", dir.appendingPathComponent("Templates").path])
+        #expect(block.status == 1)
+        #expect(block.stderr.contains("b.yml: error: in title: invalid UTF-8 (byte 0x80) (at content_blocks/greeting.liquid:2:1)"), "\(block.stderr)")
+    }
+
+    @Test func aFailedWriteIsAnError() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { return }
+        let process = Process()
+        process.executableURL = TestPaths.pushliquidBinary
+        process.arguments = ["render", "coffee-punch-card"]
+        process.currentDirectoryURL = TestPaths.repositoryRoot
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(message.contains("error: cannot write standard output: No space left on device"))
+    }
+
+    @Test func versionIsPrinted() throws {
+        let r = try runPushliquid(["--version"])
+        #expect(r.status == 0)
+        #expect(r.stdout.hasPrefix("pushliquid 0."))
+    }
+}
