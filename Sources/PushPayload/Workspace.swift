@@ -3,7 +3,63 @@ import Liquid
 import Personalization
 
 /// The repository's campaign and profile folders.
+///
+/// A workspace is a folder with `Templates/` (campaigns, `content_blocks/`,
+/// `connected_content.json`) and `Profiles/` (Braze user exports). Tools find it from a
+/// campaign file's location, as git finds a repository's root, so that a command gives the same
+/// answer from any folder.
 public enum Workspace {
+    /// Where a campaign's content blocks, offline Connected Content answers and profiles are.
+    public struct Folders: Sendable, Equatable {
+        /// The campaigns folder: `content_blocks/` and `connected_content.json` are in it.
+        public var templates: URL
+        /// The profiles folder, or `nil` when there is none.
+        public var profiles: URL?
+
+        /// Folders as given.
+        public init(templates: URL, profiles: URL?) {
+            self.templates = templates
+            self.profiles = profiles
+        }
+    }
+
+    /// The folders of the workspace that holds `campaignFile`: campaigns, blocks and answers
+    /// are in the folder the file is in; profiles in the nearest `Profiles/` folder in that
+    /// folder or one above it.
+    public static func folders(forCampaign campaignFile: URL) -> Folders {
+        let templates = campaignFile.standardizedFileURL.deletingLastPathComponent()
+        return Folders(templates: templates, profiles: nearest("Profiles", from: templates))
+    }
+
+    /// The folders of the workspace around `directory`: the nearest folder, `directory` or one
+    /// above it, that has `Templates/`; `nil` when there is none.
+    public static func folders(around directory: URL) -> Folders? {
+        if isDirectory(directory.standardizedFileURL), directory.standardizedFileURL.lastPathComponent == "Templates" {
+            let templates = directory.standardizedFileURL
+            return Folders(templates: templates, profiles: nearest("Profiles", from: templates))
+        }
+        guard let templates = nearest("Templates", from: directory.standardizedFileURL) else { return nil }
+        return Folders(templates: templates, profiles: nearest("Profiles", from: templates.deletingLastPathComponent()))
+    }
+
+    /// The folder `name` in `start` or the nearest folder above it that has one.
+    static func nearest(_ name: String, from start: URL) -> URL? {
+        var folder = start
+        while true {
+            let candidate = folder.appendingPathComponent(name)
+            if isDirectory(candidate) { return candidate }
+            let parent = folder.deletingLastPathComponent()
+            if parent.path == folder.path || folder.path == "/" { return nil }
+            folder = parent
+        }
+    }
+
+    /// Whether `url` is a folder.
+    public static func isDirectory(_ url: URL) -> Bool {
+        var directory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &directory) && directory.boolValue
+    }
+
     /// `*.yml`, `*.yaml` and `*.json` campaigns directly in `templates`, sorted.
     public static func campaignFiles(in templates: URL) throws -> [URL] {
         let names = try FileManager.default.contentsOfDirectory(atPath: templates.path)
@@ -22,6 +78,31 @@ public enum Workspace {
             let text = try CampaignError.text(data, file: "Profiles/" + name)
             return ((name as NSString).deletingPathExtension, try profile(json: text, file: "Profiles/" + name))
         }
+    }
+
+    /// The profiles in `folder` that read, and an error for each that does not (a folder that
+    /// cannot be listed is one error).
+    public static func profilesAndErrors(in folder: URL) -> (profiles: [(String, LiquidValue)], errors: [CampaignError]) {
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted() } catch {
+            return ([], [CampaignError(file: folder.path, location: nil, message: "cannot list the profiles folder")])
+        }
+        var profiles: [(String, LiquidValue)] = [], errors: [CampaignError] = []
+        for name in names {
+            let url = folder.appendingPathComponent(name)
+            let file = folder.lastPathComponent + "/" + name
+            do {
+                guard let data = FileManager.default.contents(atPath: url.path) else {
+                    throw CampaignError(file: file, location: nil, message: "cannot read the profile")
+                }
+                profiles.append(((name as NSString).deletingPathExtension, try profile(json: try CampaignError.text(data, file: file), file: file)))
+            } catch let error as CampaignError {
+                errors.append(error)
+            } catch {
+                errors.append(CampaignError(file: file, location: nil, message: "\(error)"))
+            }
+        }
+        return (profiles, errors)
     }
 
     /// Reads a profile (a Braze user-export object); errors name the file, line and column.

@@ -27,30 +27,76 @@ struct RecipientOptions: ParsableArguments {
     @Flag(name: .long, help: "Make real Connected Content requests (default: answers from Templates/connected_content.json).")
     var online = false
 
-    @Option(name: .long, help: "The campaigns folder.")
-    var templates = "Templates"
+    @Option(name: .long, help: "The campaigns folder (default: the folder the campaign file is in; for a name, the nearest Templates/ here or above).")
+    var templates: String?
 
-    @Option(name: .long, help: "The profiles folder.")
-    var profiles = "Profiles"
+    @Option(name: .long, help: "The profiles folder (default: the nearest Profiles/ beside the campaigns folder or above it).")
+    var profiles: String?
+
+    /// The campaigns folder that names are looked up in: --templates, else the nearest
+    /// `Templates/` in the current folder or above it.
+    func namesFolder() -> URL {
+        if let templates { return URL(fileURLWithPath: templates) }
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        return Workspace.folders(around: here)?.templates ?? here.appendingPathComponent("Templates")
+    }
 
     func campaignURL() throws -> URL {
-        guard let campaign else { return URL(fileURLWithPath: templates).appendingPathComponent("learning-progress.yml") }
-        if FileManager.default.fileExists(atPath: campaign) { return URL(fileURLWithPath: campaign) }
+        let folder = namesFolder()
+        guard let campaign else {
+            let example = folder.appendingPathComponent("learning-progress.yml")
+            guard FileManager.default.fileExists(atPath: example.path) else {
+                throw ToolError.usage("no campaign given, and no Templates/learning-progress.yml here or above (name a campaign file)")
+            }
+            return example
+        }
+        if campaign == "-" { return URL(fileURLWithPath: "-") }
+        if FileManager.default.fileExists(atPath: campaign) {
+            guard !Workspace.isDirectory(URL(fileURLWithPath: campaign)) else { throw ToolError.usage("'\(campaign)' is a folder, not a campaign file") }
+            return URL(fileURLWithPath: campaign)
+        }
         for ext in ["yml", "yaml", "json"] {
-            let url = URL(fileURLWithPath: templates).appendingPathComponent("\(campaign).\(ext)")
+            let url = folder.appendingPathComponent("\(campaign).\(ext)")
             if FileManager.default.fileExists(atPath: url.path) { return url }
         }
-        throw ToolError.usage("no campaign '\(campaign)' (not a file, and not in \(templates)/)")
+        throw ToolError.usage("no campaign '\(campaign)' (not a file, and not in \(displayPath(folder))/)")
+    }
+
+    /// The campaign's workspace folders: given ones first, the rest found from the campaign
+    /// file's location (standard input: from the current folder). A folder given that does not
+    /// exist is a usage error.
+    func folders() throws -> Workspace.Folders {
+        let url = try campaignURL()
+        var found: Workspace.Folders
+        if url.path.hasSuffix("/-") || url.lastPathComponent == "-" {
+            let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            found = Workspace.folders(around: here) ?? Workspace.Folders(templates: namesFolder(), profiles: nil)
+        } else {
+            found = Workspace.folders(forCampaign: url)
+        }
+        if let templates {
+            let given = URL(fileURLWithPath: templates)
+            guard Workspace.isDirectory(given) else { throw ToolError.usage("--templates '\(templates)' is not a folder") }
+            found.templates = given
+        }
+        if let profiles {
+            let given = URL(fileURLWithPath: profiles)
+            guard Workspace.isDirectory(given) else { throw ToolError.usage("--profiles '\(profiles)' is not a folder") }
+            found.profiles = given
+        }
+        return found
     }
 
     func dialect() throws -> BrazeDialect {
-        let templatesURL = URL(fileURLWithPath: templates)
+        let templatesURL = try folders().templates
         let connected: ConnectedContentConfiguration?
         if online {
             connected = ConnectedContentConfiguration(client: HTTPConnectedContentClient())
         } else {
-            do { connected = try Workspace.offlineConnectedContent(templates: templatesURL) } catch {
-                throw ToolError(message: "\(templates)/connected_content.json: \(error)")
+            do { connected = try Workspace.offlineConnectedContent(templates: templatesURL) } catch let error as CampaignError {
+                throw ToolError(message: error.description)
+            } catch {
+                throw ToolError(message: "\(displayPath(templatesURL))/connected_content.json: error: \(error)")
             }
         }
         return BrazeDialect(contentBlocks: DirectoryContentBlocks(directory: templatesURL.appendingPathComponent("content_blocks")),
@@ -60,33 +106,53 @@ struct RecipientOptions: ParsableArguments {
     /// Loads and compiles the campaign; file errors exit 1 with file, line and column.
     func compiledCampaign() throws -> CompiledCampaign {
         let url = try campaignURL()
-        let text = try readText(url.path)
+        let text = try readText(url.lastPathComponent == "-" ? "-" : url.path)
         do {
-            let campaign = try Campaign(yaml: text, file: url.relativePath)
+            let campaign = try Campaign(yaml: text, file: url.lastPathComponent == "-" ? "<stdin>" : displayPath(url))
             return try CompiledCampaign(campaign, dialect: try dialect(), fileText: text)
         } catch let error as CampaignError {
             throw ToolError(message: error.description)
         }
     }
 
+    /// The recipient's profile: --profile, else `ana.json` in the profiles folder, else its
+    /// first profile. Without either, an empty profile, with a warning on standard error.
     func profileValue() throws -> (name: String, value: LiquidValue) {
-        var path = profile
-        if path == nil {
-            let ana = URL(fileURLWithPath: profiles).appendingPathComponent("ana.json").path
-            if FileManager.default.fileExists(atPath: ana) { path = ana } else if let first = try? Workspace.profiles(in: URL(fileURLWithPath: profiles)).first {
-                return first
+        if let profile {
+            do {
+                return (profileName(profile), try Workspace.profile(json: try readText(profile), file: profile == "-" ? "<stdin>" : profile))
+            } catch let error as CampaignError {
+                throw ToolError(message: error.description)
             }
         }
-        guard let path else { return ("(none)", [:]) }
-        do {
-            return ((URL(fileURLWithPath: path).lastPathComponent as NSString).deletingPathExtension, try Workspace.profile(json: try readText(path), file: path))
-        } catch let error as CampaignError {
+        guard let folder = try folders().profiles else {
+            printError("warning: no Profiles/ folder beside \(displayPath(try campaignURL())) or above it: rendering with an empty profile (give --profile or --profiles)")
+            return ("(none)", [:])
+        }
+        let ana = folder.appendingPathComponent("ana.json")
+        if FileManager.default.fileExists(atPath: ana.path) {
+            do { return ("ana", try Workspace.profile(json: try readText(ana.path), file: displayPath(ana))) } catch let error as CampaignError {
+                throw ToolError(message: error.description)
+            }
+        }
+        let all: [(String, LiquidValue)]
+        do { all = try Workspace.profiles(in: folder) } catch let error as CampaignError {
             throw ToolError(message: error.description)
         }
+        guard let first = all.first else {
+            printError("warning: \(displayPath(folder))/ has no profiles (*.json): rendering with an empty profile")
+            return ("(none)", [:])
+        }
+        return first
     }
 
-    /// The render context document: profile, campaign preview data, --context, --trigger, --now.
-    func document(for campaign: CompiledCampaign) throws -> RenderContextDocument {
+    func profileName(_ path: String) -> String {
+        path == "-" ? "<stdin>" : (URL(fileURLWithPath: path).lastPathComponent as NSString).deletingPathExtension
+    }
+
+    /// The render context document: profile, campaign preview data, --context, --trigger, --now;
+    /// and the profile's name.
+    func document(for campaign: CompiledCampaign) throws -> (document: RenderContextDocument, profile: String) {
         var overrides: RenderContextDocument?
         if let context {
             do { overrides = try RenderContextDocument(json: try readText(context)) } catch let e as PersonalizationError {
@@ -95,7 +161,8 @@ struct RecipientOptions: ParsableArguments {
         }
         // The profile: --profile, else the --context document's, else the default profile.
         var profileValue = overrides?.profile ?? [:]
-        if profile != nil || profileValue == [:] { profileValue = try self.profileValue().value }
+        var profileName = "(--context)"
+        if profile != nil || profileValue == [:] { (profileName, profileValue) = try self.profileValue() }
         var doc = try campaign.previewDocument(profile: profileValue, overrides: overrides)
         if !trigger.isEmpty {
             var props: LiquidObject
@@ -113,11 +180,20 @@ struct RecipientOptions: ParsableArguments {
             guard let date = parseISO8601(now) else { throw ToolError.usage("--now must be an ISO 8601 time such as 2026-11-22T10:00:00Z, got '\(now)'") }
             doc.now = date
         }
-        return doc
+        return (doc, profileName)
     }
 }
 
 enum PlatformArgument: String, ExpressibleByArgument, CaseIterable {
     case ios, android
     var platform: Platform { self == .ios ? .ios : .android }
+}
+
+/// `url` as a user would type it from the current folder: relative when it is inside it.
+func displayPath(_ url: URL) -> String {
+    let path = url.standardizedFileURL.path
+    let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path
+    if path == here { return "." }
+    if path.hasPrefix(here + "/") { return String(path.dropFirst(here.count + 1)) }
+    return path
 }

@@ -15,9 +15,8 @@ extension PushLiquidCommand {
 
         func run() throws {
             let compiled = try options.compiledCampaign()
-            let document = try options.document(for: compiled)
+            let (document, profileName) = try options.document(for: compiled)
             let platform = options.platform.platform
-            let profileName = try options.profileValue().name
             let result = compiled.render(document, platform: platform)
             output(PreviewPrinter.render(campaign: compiled.campaign, profile: profileName, document: document, platform: platform, result: result))
             switch result {
@@ -41,7 +40,7 @@ extension PushLiquidCommand {
 
         func run() throws {
             let compiled = try options.compiledCampaign()
-            let document = try options.document(for: compiled)
+            let (document, _) = try options.document(for: compiled)
             switch compiled.render(document, platform: options.platform.platform) {
             case .rendered(let payload):
                 output(pretty ? payload.json.prettyJSONString : payload.serialized)

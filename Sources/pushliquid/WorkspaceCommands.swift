@@ -14,42 +14,64 @@ extension PushLiquidCommand {
         @Argument(help: "Campaign files or names (default: every campaign in Templates/).")
         var campaigns: [String] = []
 
-        @Option(name: .long, help: "The campaigns folder.")
-        var templates = "Templates"
+        @Option(name: .long, help: "The campaigns folder (default: the nearest Templates/ here or above; a campaign file's own folder).")
+        var templates: String?
 
-        @Option(name: .long, help: "The profiles folder.")
-        var profiles = "Profiles"
+        @Option(name: .long, help: "The profiles folder (default: the nearest Profiles/ beside the campaigns folder or above it).")
+        var profiles: String?
 
         func run() throws {
-            let templatesURL = URL(fileURLWithPath: templates)
             var urls: [URL] = []
             if campaigns.isEmpty {
-                do { urls = try Workspace.campaignFiles(in: templatesURL) } catch { throw ToolError.usage("cannot list \(templates)/: \(error)") }
+                let folder: URL
+                if let templates {
+                    folder = URL(fileURLWithPath: templates)
+                } else if let found = Workspace.folders(around: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)) {
+                    folder = found.templates
+                } else {
+                    throw ToolError.usage("no Templates/ folder here or above: run in a workspace, give --templates, or name campaign files")
+                }
+                guard Workspace.isDirectory(folder) else { throw ToolError.usage("--templates '\(displayPath(folder))' is not a folder") }
+                do { urls = try Workspace.campaignFiles(in: folder) } catch {
+                    throw ToolError(message: "error: cannot list \(displayPath(folder))/: \(String(describing: (error as NSError).localizedDescription))")
+                }
             } else {
                 for c in campaigns {
-                    var options = try RecipientOptions.parse([c, "--templates", templates])
+                    var options = try RecipientOptions.parse([c] + (templates.map { ["--templates", $0] } ?? []))
                     options.campaign = c
                     urls.append(try options.campaignURL())
                 }
             }
-            let profileValues: [(String, LiquidValue)]
-            do { profileValues = try Workspace.profiles(in: URL(fileURLWithPath: profiles)) } catch let e as CampaignError {
-                throw ToolError(message: e.description)
-            } catch { profileValues = [] }
-            let dialect = BrazeDialect(contentBlocks: DirectoryContentBlocks(directory: templatesURL.appendingPathComponent("content_blocks")))
             var errors = 0
+            var profilesByFolder: [URL: [(String, LiquidValue)]] = [:]
             for url in urls {
+                var options = try RecipientOptions.parse([url.path] + (templates.map { ["--templates", $0] } ?? []) + (profiles.map { ["--profiles", $0] } ?? []))
+                options.campaign = url.path
+                let folders = try options.folders()
+                // Every profile that reads, once per folder; a bad one is an error of its own.
+                var profileValues: [(String, LiquidValue)] = []
+                if let folder = folders.profiles {
+                    if let known = profilesByFolder[folder] {
+                        profileValues = known
+                    } else {
+                        let (good, bad) = Workspace.profilesAndErrors(in: folder)
+                        for error in bad { output(error.description) }
+                        errors += bad.count
+                        profilesByFolder[folder] = good
+                        profileValues = good
+                    }
+                }
                 let text = try readText(url.path)
                 let compiled: CompiledCampaign
                 do {
-                    let campaign = try Campaign(yaml: text, file: url.relativePath)
-                    compiled = try CompiledCampaign(campaign, dialect: dialect, fileText: text, recordAttributes: true)
+                    let campaign = try Campaign(yaml: text, file: displayPath(url))
+                    compiled = try CompiledCampaign(campaign, dialect: try options.dialect(), fileText: text, recordAttributes: true)
                 } catch let error as CampaignError {
                     output(error.description)
                     errors += 1
                     continue
                 }
-                output("\(url.relativePath): \(compiled.campaign.name)")
+                output("\(displayPath(url)): \(compiled.campaign.name)")
                 for (name, reads) in compiled.attributes where !reads.isEmpty {
                     output("  \(name) reads: \(reads.map(\.description).joined(separator: ", "))")
                 }
@@ -59,10 +81,12 @@ extension PushLiquidCommand {
                         errors += 1
                     }
                 }
-                if !profileValues.isEmpty {
+                if let folder = folders.profiles, !profileValues.isEmpty {
                     for attr in compiled.attributesMissing(from: profileValues.map(\.1)) {
-                        output("  warning: \(attr) is missing from every profile in \(profiles)/")
+                        output("  warning: \(attr) is missing from every profile in \(displayPath(folder))/")
                     }
+                } else {
+                    output("  warning: no profiles to check attributes against (no Profiles/ folder with profiles beside or above \(displayPath(folders.templates)))")
                 }
             }
             output(errors == 0 ? "\(urls.count) campaign(s) checked, no errors" : "\(urls.count) campaign(s) checked, \(errors) error(s)")
@@ -100,8 +124,8 @@ extension PushLiquidCommand {
         @Option(name: .long, help: "ios or android.")
         var platform: PlatformArgument = .ios
 
-        @Option(name: .long, help: "The campaigns folder.")
-        var templates = "Templates"
+        @Option(name: .long, help: "The campaigns folder (default: the campaign file's folder; for a name, the nearest Templates/ here or above).")
+        var templates: String?
 
         @Flag(name: .long, help: "Make real Connected Content requests.")
         var online = false
@@ -129,7 +153,7 @@ extension PushLiquidCommand {
         }
 
         func run() throws {
-            var options = try RecipientOptions.parse([campaign, "--templates", templates])
+            var options = try RecipientOptions.parse([campaign] + (templates.map { ["--templates", $0] } ?? []))
             options.online = online
             let compiled = try options.compiledCampaign()
             var firstLine = fromLine ?? 1

@@ -1,5 +1,6 @@
 import Foundation
 import Liquid
+import LiquidTestSupport
 import Testing
 
 /// Standard input, pipes, byte order marks, invalid UTF-8 and failed writes in the CLI.
@@ -103,5 +104,56 @@ import Testing
         let r = try runPushliquid(["--version"])
         #expect(r.status == 0)
         #expect(r.stdout.hasPrefix("pushliquid 0."))
+    }
+}
+
+/// The workspace (campaigns, content blocks, offline answers, profiles) is found from the
+/// campaign file's location, so that every folder gives the same answer.
+@Suite struct WorkspaceDiscoveryTests {
+    /// Runs pushliquid in `directory`.
+    func run(_ arguments: [String], in directory: URL, stdin: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+        try BuiltProducts.run(TestPaths.pushliquidBinary, arguments, in: directory, stdin: stdin)
+    }
+
+    @Test func previewFromAnotherFolderMatchesTheRoot() throws {
+        let elsewhere = FileManager.default.temporaryDirectory
+        let campaign = TestPaths.repositoryRoot.appendingPathComponent("Templates/coffee-punch-card.yml").path
+        let fromRoot = try runPushliquid(["preview", "coffee-punch-card"])
+        let fromElsewhere = try run(["preview", campaign], in: elsewhere)
+        #expect(fromElsewhere.status == 0, "\(fromElsewhere.stderr)")
+        #expect(fromElsewhere.stderr.isEmpty)
+        #expect(fromElsewhere.stdout == fromRoot.stdout)
+        #expect(fromElsewhere.stdout.contains("profile ana"))
+        #expect(fromElsewhere.stdout.contains("Today: Pastel de nata"), "offline Connected Content answers found beside the campaign")
+        // A name is looked up in the nearest Templates/ above the current folder.
+        let fromSubfolder = try run(["render", "learning-progress"], in: TestPaths.repositoryRoot.appendingPathComponent("Templates/content_blocks"))
+        #expect(fromSubfolder.status == 0, "\(fromSubfolder.stderr)")
+        #expect(fromSubfolder.stdout == (try runPushliquid(["render", "learning-progress"])).stdout)
+    }
+
+    @Test func missingProfilesAreSaid() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ws-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("Templates"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "name: c\ntitle: \"Hi {{${first_name} | default: 'there'}}\"\nbody: b\n".write(to: dir.appendingPathComponent("Templates/c.yml"), atomically: true, encoding: .utf8)
+        let none = try run(["preview", "Templates/c.yml"], in: dir)
+        #expect(none.status == 0)
+        #expect(none.stderr.contains("warning: no Profiles/ folder beside Templates/c.yml or above it"))
+        let wrong = try run(["preview", "Templates/c.yml", "--profiles", "/nonexistent"], in: dir)
+        #expect(wrong.status == 2)
+        #expect(wrong.stderr.contains("--profiles '/nonexistent' is not a folder"))
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("Profiles"), withIntermediateDirectories: true)
+        try #"{"external_id": "z", "first_name": "Zoë"}"#.write(to: dir.appendingPathComponent("Profiles/zoe.json"), atomically: true, encoding: .utf8)
+        try "{bad".write(to: dir.appendingPathComponent("Profiles/broken.json"), atomically: true, encoding: .utf8)
+        let found = try run(["render", dir.appendingPathComponent("Templates/c.yml").path, "--profile", dir.appendingPathComponent("Profiles/zoe.json").path], in: FileManager.default.temporaryDirectory)
+        #expect(found.stdout.contains("Hi Zoë"))
+        // check: a broken profile is an error of its own, and the campaigns are still checked.
+        let check = try run(["check"], in: dir.appendingPathComponent("Templates"))
+        #expect(check.status == 1)
+        #expect(check.stdout.contains("Profiles/broken.json:1:2: error: invalid JSON"), "\(check.stdout)")
+        #expect(check.stdout.contains("Templates/c.yml: c") || check.stdout.contains("c.yml: c"), "\(check.stdout)")
+        let noWorkspace = try run(["check"], in: URL(fileURLWithPath: "/"))
+        #expect(noWorkspace.status == 2)
+        #expect(noWorkspace.stderr.contains("no Templates/ folder here or above"))
     }
 }

@@ -120,7 +120,7 @@ import Testing
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         try "name: c\ntitle: \"{{ ${nickname} | shout }}\"\nbody: b\n".write(to: dir.appendingPathComponent("c.yml"), atomically: true, encoding: .utf8)
-        let bad = try runPushliquid(["check", "--templates", dir.path])
+        let bad = try runPushliquid(["check", "--templates", dir.path, "--profiles", "Profiles"])
         #expect(bad.status == 1)
         #expect(bad.stdout.contains("error: title: unknown filter 'shout'"))
         #expect(bad.stdout.contains("warning: ${nickname} is missing from every profile in Profiles/"))
