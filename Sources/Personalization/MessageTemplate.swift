@@ -67,6 +67,10 @@ public struct MessageTemplate: Sendable {
         public private(set) var bytes: [UInt8] = []
         /// Where each text ends in ``bytes``.
         private var ends: [Int] = []
+        /// The render warnings of the fields (a failed Connected Content call, an unknown time
+        /// zone): the field's index and the warning, located in the field's template or the
+        /// content block it happened in.
+        public private(set) var warnings: [(field: Int, warning: LiquidError)] = []
 
         /// An empty buffer.
         public init() {}
@@ -89,11 +93,14 @@ public struct MessageTemplate: Sendable {
         mutating func removeAll() {
             bytes.removeAll(keepingCapacity: true)
             ends.removeAll(keepingCapacity: true)
+            if !warnings.isEmpty { warnings.removeAll() }
         }
 
         mutating func render(_ template: LiquidTemplate, in session: RenderSession) throws {
             try session.render(template, appendingTo: &bytes)
+            let field = ends.count
             ends.append(bytes.count)
+            if session.hasWarnings { warnings += session.warnings.map { (field, $0) } }
         }
     }
 

@@ -152,6 +152,11 @@ public struct BatchRenderer: Sendable {
             out.key("status"); out.string(status.rawValue)
             out.key("payload"); out.raw(payload.serialized)
         }
+        // What rendered but may not be as meant (a Connected Content call without an answer).
+        if !scratch.texts.warnings.isEmpty {
+            out.key("warnings")
+            out.value(.array(campaign.warnings(in: scratch.texts, platform: platform).map { .string($0.description) }))
+        }
         out.endObject()
         return status
     }

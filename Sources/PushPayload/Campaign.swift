@@ -134,6 +134,32 @@ public struct PreviewData: Sendable {
     public var now: Date?
 }
 
+/// Something a campaign renders, but probably not as its author meant: a filter the dialect
+/// does not have, a Connected Content call that got no answer.
+public struct CampaignWarning: Sendable, Equatable, CustomStringConvertible {
+    /// The campaign file.
+    public var file: String
+    /// 1-based line and column in the file, when known.
+    public var location: SourceLocation?
+    /// The field (`title`, `key_value_pairs.x`...).
+    public var field: String
+    /// What is wrong.
+    public var message: String
+
+    /// A warning about `field` in `file` at `location`.
+    public init(file: String, location: SourceLocation?, field: String, message: String) {
+        self.file = file
+        self.location = location
+        self.field = field
+        self.message = message
+    }
+
+    /// `file:line:column: warning: in field: message`.
+    public var description: String {
+        "\(file)\(location.map { ":\($0.line):\($0.column)" } ?? ""): warning: in \(field): \(message)"
+    }
+}
+
 /// A campaign file problem, with its position.
 public struct CampaignError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file.

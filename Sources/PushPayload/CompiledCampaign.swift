@@ -131,9 +131,55 @@ public struct CompiledCampaign: Sendable {
         return doc
     }
 
+    /// What compiling found that renders, but probably not as meant: each use of a filter the
+    /// dialect does not have (lax mode passes the value through unchanged), at its position in
+    /// the campaign file.
+    public var compileWarnings: [CampaignWarning] {
+        fields.flatMap { field, template in
+            template.unknownFilterUses.map { use in
+                warning(use, field: field, detail: " (the value passes through unchanged)")
+            }
+        }
+    }
+
+    /// `error`, noticed in `field`, as a warning at its position in the campaign file (or, in a
+    /// content block, with the block's file, line and column).
+    func warning(_ error: LiquidError, field: CampaignField, detail: String = "") -> CampaignWarning {
+        let (location, message) = located(error, in: field)
+        return CampaignWarning(file: campaign.file, location: location, field: field.name, message: message + detail)
+    }
+
+    /// Where `error`, from `field`'s template, is in the campaign file, and its message. Inside
+    /// a content block the position is the block's own: the message names the block's file
+    /// (Templates/content_blocks/NAME.liquid), line and column, and the partials that led there.
+    func located(_ error: LiquidError, in field: CampaignField) -> (SourceLocation?, String) {
+        let location = error.templateName == field.name ? error.location.map { field.fileLocation(of: $0, fileText: fileText) } : nil
+        var message = error.message
+        if let name = error.templateName, name != field.name, let at = error.location {
+            message += " (at \(name)\(name.hasPrefix("content_blocks/") ? ".liquid" : ""):\(at.line):\(at.column))"
+        }
+        if !error.trace.isEmpty { message += " (in \(error.trace.joined(separator: " > ")))" }
+        return (location, message)
+    }
+
+    /// The render warnings in `texts` (a platform's fields, rendered), located in the file.
+    public func warnings(in texts: MessageTemplate.RenderedTexts, platform: Platform) -> [CampaignWarning] {
+        let messageFields = platform == .ios ? ios.fields : android.fields
+        return texts.warnings.map { warning($0.warning, field: messageFields[$0.field]) }
+    }
+
     /// Renders the payload for one recipient. Every field is its own render.
     public func render(_ document: RenderContextDocument, platform: Platform) -> PayloadResult {
+        var warnings: [CampaignWarning] = []
+        return render(document, platform: platform, warnings: &warnings)
+    }
+
+    /// Renders the payload for one recipient, as ``render(_:platform:)`` does, and adds what
+    /// the render warned about (a Connected Content call that failed, an unknown time zone)
+    /// to `warnings`, at positions in the campaign file.
+    public func render(_ document: RenderContextDocument, platform: Platform, warnings: inout [CampaignWarning]) -> PayloadResult {
         var texts = MessageTemplate.RenderedTexts()
+        defer { if !texts.warnings.isEmpty { warnings += self.warnings(in: texts, platform: platform) } }
         if let ended = renderTexts(document, platform: platform, into: &texts) { return ended }
         var json = JSONTextWriter(capacity: 512)
         if let problem = writePayload(texts, platform: platform, into: &json) { return problem }
@@ -174,15 +220,7 @@ public struct CompiledCampaign: Sendable {
         } catch let failure as MessageTemplate.FieldError {
             let error = failure.error
             let field = fields.first { $0.field.name == failure.field }!.field
-            // Positions inside a content block are the block's own, not the campaign file's.
-            let location = error.templateName == field.name ? error.location.map { field.fileLocation(of: $0, fileText: fileText) } : nil
-            var message = error.message
-            // An error inside a content block says where in the block (its file, as the
-            // workspace keeps it: Templates/content_blocks/NAME.liquid).
-            if let name = error.templateName, name != field.name, let at = error.location {
-                message += " (at \(name)\(name.hasPrefix("content_blocks/") ? ".liquid" : ""):\(at.line):\(at.column))"
-            }
-            if !error.trace.isEmpty { message += " (in \(error.trace.joined(separator: " > ")))" }
+            let (location, message) = located(error, in: field)
             return .failed(.liquid(field: field.name, file: campaign.file, location: location, message: message))
         } catch {
             return .failed(.liquid(field: "", file: campaign.file, location: nil, message: "\(error)"))

@@ -17,7 +17,9 @@ extension PushLiquidCommand {
             let compiled = try options.compiledCampaign()
             let (document, profileName) = try options.document(for: compiled)
             let platform = options.platform.platform
-            let result = compiled.render(document, platform: platform)
+            var warnings = compiled.compileWarnings
+            let result = compiled.render(document, platform: platform, warnings: &warnings)
+            for warning in warnings { printError(warning.description) }
             output(PreviewPrinter.render(campaign: compiled.campaign, profile: profileName, document: document, platform: platform, result: result))
             switch result {
             case .rendered: break
@@ -41,7 +43,10 @@ extension PushLiquidCommand {
         func run() throws {
             let compiled = try options.compiledCampaign()
             let (document, _) = try options.document(for: compiled)
-            switch compiled.render(document, platform: options.platform.platform) {
+            var warnings = compiled.compileWarnings
+            let result = compiled.render(document, platform: options.platform.platform, warnings: &warnings)
+            for warning in warnings { printError(warning.description) }
+            switch result {
             case .rendered(let payload):
                 output(pretty ? payload.json.prettyJSONString : payload.serialized)
             case .aborted(let reason, let field):

@@ -75,11 +75,10 @@ extension PushLiquidCommand {
                 for (name, reads) in compiled.attributes where !reads.isEmpty {
                     output("  \(name) reads: \(reads.map(\.description).joined(separator: ", "))")
                 }
-                for (name, template) in compiled.templates {
-                    for filter in template.unknownFilters {
-                        output("  error: \(name): unknown filter '\(filter)'")
-                        errors += 1
-                    }
+                // check is strict about what render only warns about: an unknown filter is an error.
+                for warning in compiled.compileWarnings {
+                    output("  " + warning.description.replacingOccurrences(of: ": warning: ", with: ": error: "))
+                    errors += 1
                 }
                 if let folder = folders.profiles, !profileValues.isEmpty {
                     for attr in compiled.attributesMissing(from: profileValues.map(\.1)) {

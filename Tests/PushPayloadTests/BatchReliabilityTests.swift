@@ -169,3 +169,30 @@ func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) -
         }
     }
 }
+
+/// What renders but not as meant is a warning with its position, in `batch` results too.
+@Suite struct RenderWarningTests {
+    @Test func warningsReachBatchResultsAndTheLibrary() throws {
+        let yaml = "name: w\ntitle: \"{{ ${first_name} | shout }}\"\nbody: \"{% connected_content https://x.example/a %}b\"\n"
+        let campaign = try Campaign(yaml: yaml, file: "w.yml")
+        let client = FixtureConnectedContentClient(responses: [:])
+        let compiled = try CompiledCampaign(campaign, dialect: BrazeDialect(connectedContent: ConnectedContentConfiguration(client: client)), fileText: yaml)
+        #expect(compiled.compileWarnings == [CampaignWarning(file: "w.yml", location: SourceLocation(line: 2, column: 28), field: "title",
+                                                             message: "unknown filter 'shout' (the value passes through unchanged)")])
+        var warnings: [CampaignWarning] = []
+        let result = compiled.render(try doc(#"{"profile": {"first_name": "Ana"}}"#), platform: .ios, warnings: &warnings)
+        guard case .rendered = result else { Issue.record("\(result)"); return }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.location == SourceLocation(line: 3, column: 8))
+        #expect(warnings.first?.message.contains("https://x.example/a failed (no offline answer") == true)
+        // A batch line carries its warnings.
+        let renderer = BatchRenderer(campaign: compiled, platform: .ios)
+        var lines = [#"{"profile": {"external_id": "u1"}}"#]
+        var results: [String] = []
+        _ = renderer.run(nextLine: { lines.popLast() }, write: { results.append($0) })
+        #expect(results.count == 1)
+        let line = try JSONValueParser.parse(results.first ?? "")
+        #expect(line.property("status") == "rendered")
+        #expect(line.property("warnings") == [.string("w.yml:3:8: warning: in body: connected_content: https://x.example/a failed (no offline answer in connected_content.json); nothing inserted")])
+    }
+}

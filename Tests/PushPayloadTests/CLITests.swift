@@ -22,6 +22,9 @@ import Testing
         // A URL the fixtures do not have inserts nothing; the template's default shows.
         let other = try runPushliquid(["preview", "coffee-punch-card", "--profile", "Profiles/eun-ji.json"])
         #expect(other.stdout.contains("Today: our house blend."))
+        // ... and says so, at the tag's position in the campaign file.
+        #expect(other.stderr.contains("Templates/coffee-punch-card.yml:"), "\(other.stderr)")
+        #expect(other.stderr.contains(": warning: in body: connected_content: https://api.example.com/coffee/special?city=Seoul failed (no offline answer in connected_content.json); nothing inserted"), "\(other.stderr)")
     }
 
     @Test func previewShowsCaptureAndGameViews() throws {
@@ -122,7 +125,7 @@ import Testing
         try "name: c\ntitle: \"{{ ${nickname} | shout }}\"\nbody: b\n".write(to: dir.appendingPathComponent("c.yml"), atomically: true, encoding: .utf8)
         let bad = try runPushliquid(["check", "--templates", dir.path, "--profiles", "Profiles"])
         #expect(bad.status == 1)
-        #expect(bad.stdout.contains("error: title: unknown filter 'shout'"))
+        #expect(bad.stdout.contains("c.yml:2:26: error: in title: unknown filter 'shout'"), "\(bad.stdout)")
         #expect(bad.stdout.contains("warning: ${nickname} is missing from every profile in Profiles/"))
     }
 

@@ -206,6 +206,16 @@ public struct LiquidEnvironment: Sendable {
         return copy
     }
 
+    /// Unknown filter uses as located errors, one per position.
+    static func locate(_ uses: [(name: String, offset: Int)], in source: String, name: String?) -> [LiquidError] {
+        var seen = Set<Int>()
+        return uses.filter { seen.insert($0.offset).inserted }.sorted { $0.offset < $1.offset }.map { use in
+            var error = LiquidError(.unknownFilter(use.name), offset: use.offset)
+            error.locate(in: source, name: name)
+            return error
+        }
+    }
+
     /// Parses `source` into a template. Syntax errors throw here, with line and column.
     public func parse(_ source: String, name: String? = nil) throws -> LiquidTemplate {
         do {
@@ -213,7 +223,7 @@ public struct LiquidEnvironment: Sendable {
             defer { LiquidParser.recycle(parser) }
             let root = try parser.parseDocument()
             return LiquidTemplate(root: root, source: source, name: name, environment: self, warnings: parser.warnings,
-                                  unknownFilters: parser.unknownFilters.isEmpty ? [] : Array(Set(parser.unknownFilters)).sorted())
+                                  unknownFilterUses: parser.unknownFilterUses.isEmpty ? [] : Self.locate(parser.unknownFilterUses, in: source, name: name))
         } catch var error as LiquidError {
             error.locate(in: source, name: name)
             throw error

@@ -15,7 +15,7 @@ public struct MarkupStream: ~Copyable {
     var position = 0
     var depth = 0
     /// Filter names used in this markup that the environment does not have.
-    var unknownFilters: [String] = []
+    var unknownFilters: [(name: String, offset: Int)] = []
     /// The environment's tags, filters and attribute syntax, kept alive by the parser for as
     /// long as the stream exists (a noncopyable value that never outlives its parse).
     private let unmanagedRegistry: Unmanaged<LiquidEnvironment.Registry>
@@ -385,7 +385,7 @@ public struct MarkupStream: ~Copyable {
             let filter = withRegistry { $0.filters[name] }
             var arguments: [LiquidExpression] = []
             var keywordArguments: [(String, LiquidExpression)] = []
-            if filter == nil { unknownFilters.append(name) }
+            if filter == nil { unknownFilters.append((name, at)) }
             if current.kind == .colon {
                 advance()
                 repeat {

@@ -25,8 +25,10 @@ public final class LiquidParser {
     @exclusivity(unchecked) public private(set) var inLiquidTag = false
     /// Warnings collected in ``LiquidErrorMode/warn`` mode.
     @exclusivity(unchecked) public internal(set) var warnings: [LiquidError] = []
+    /// Uses of filters the environment does not have: each name and its UTF-8 offset.
+    @exclusivity(unchecked) var unknownFilterUses: [(name: String, offset: Int)] = []
     /// Names of filters the template uses that the environment does not have.
-    @exclusivity(unchecked) public internal(set) var unknownFilters: [String] = []
+    public var unknownFilters: [String] { unknownFilterUses.map(\.name) }
     /// Markup buffers reused from one tag or output to the next.
     @exclusivity(unchecked) private var spareMarkupBytes: [UInt8] = []
     @exclusivity(unchecked) private var spareMarkupTokens: [MarkupToken] = []
@@ -80,7 +82,7 @@ public final class LiquidParser {
         parser.tokens.removeAll(keepingCapacity: true)
         (parser.textBase, parser.position, parser.depth, parser.inLiquidTag) = (0, 0, 0, false)
         if !parser.warnings.isEmpty { parser.warnings = [] }
-        if !parser.unknownFilters.isEmpty { parser.unknownFilters = [] }
+        if !parser.unknownFilterUses.isEmpty { parser.unknownFilterUses = [] }
         slot.put(parser)
     }
 
@@ -246,7 +248,7 @@ public final class LiquidParser {
             keepBuffers(of: &stream)
             throw error
         }
-        if !stream.unknownFilters.isEmpty { unknownFilters += stream.unknownFilters }
+        if !stream.unknownFilters.isEmpty { unknownFilterUses += stream.unknownFilters }
         keepBuffers(of: &stream)
         return result
     }

@@ -9,25 +9,25 @@ public struct LiquidTemplate: Sendable {
         let name: String?
         let environment: LiquidEnvironment
         let warnings: [LiquidError]
-        let unknownFilters: [String]
+        let unknownFilterUses: [LiquidError]
         /// Resource limits, copied out of the environment for the render loop.
         let limits: LiquidLimits
 
-        init(root: Body, source: String, name: String?, environment: LiquidEnvironment, warnings: [LiquidError], unknownFilters: [String]) {
+        init(root: Body, source: String, name: String?, environment: LiquidEnvironment, warnings: [LiquidError], unknownFilterUses: [LiquidError]) {
             self.root = root
             self.source = source
             self.name = name
             self.environment = environment
             self.warnings = warnings
-            self.unknownFilters = unknownFilters
+            self.unknownFilterUses = unknownFilterUses
             self.limits = environment.limits
         }
     }
 
     let storage: Storage
 
-    init(root: Body, source: String, name: String?, environment: LiquidEnvironment, warnings: [LiquidError], unknownFilters: [String] = []) {
-        storage = Storage(root: root, source: source, name: name, environment: environment, warnings: warnings, unknownFilters: unknownFilters)
+    init(root: Body, source: String, name: String?, environment: LiquidEnvironment, warnings: [LiquidError], unknownFilterUses: [LiquidError] = []) {
+        storage = Storage(root: root, source: source, name: name, environment: environment, warnings: warnings, unknownFilterUses: unknownFilterUses)
     }
 
     var root: Body { storage.root }
@@ -41,7 +41,16 @@ public struct LiquidTemplate: Sendable {
     public var warnings: [LiquidError] { storage.warnings }
     /// Filters the template uses that its environment does not have (they pass their input
     /// through unless ``RenderOptions/strictFilters`` is set).
-    public var unknownFilters: [String] { storage.unknownFilters }
+    public var unknownFilters: [String] {
+        storage.unknownFilterUses.isEmpty ? [] : Array(Set(storage.unknownFilterUses.compactMap { use -> String? in
+            if case .unknownFilter(let name) = use.reason { return name }
+            return nil
+        })).sorted()
+    }
+    /// Each use of a filter its environment does not have, at its line and column (reason
+    /// ``LiquidError/Reason/unknownFilter(_:)``): in lax mode the render passes the input
+    /// through, so a campaign tool should show these as warnings.
+    public var unknownFilterUses: [LiquidError] { storage.unknownFilterUses }
 
     /// The top-level nodes.
     public var body: Body { root }
@@ -117,4 +126,10 @@ public struct RenderSession {
         try template.render(into: context)
         context.takeOutput(appendingTo: &output)
     }
+
+    /// The warnings of the last render (see ``RenderContext/warn(_:at:)``): a Connected
+    /// Content call that failed, an unknown time zone.
+    public var warnings: [LiquidError] { context.warnings }
+    /// Whether the last render warned (no array copied: for loops over millions of renders).
+    public var hasWarnings: Bool { !context.warnings.isEmpty }
 }

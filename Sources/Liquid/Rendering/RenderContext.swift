@@ -127,8 +127,24 @@ public final class RenderContext {
     @exclusivity(unchecked) var trace: [String] = []
     /// Storage for custom tags' per-render state.
     @exclusivity(unchecked) public var registers: [String: any Sendable] = [:]
-    /// Non-fatal problems noticed while rendering.
-    @exclusivity(unchecked) public var warnings: [String] = []
+    /// Non-fatal problems noticed while rendering (``warn(_:at:)``), each located in the
+    /// template or partial it happened in when its tag gave an offset.
+    @exclusivity(unchecked) public internal(set) var warnings: [LiquidError] = []
+    /// The partials (and content blocks) rendering now, innermost last: warnings are located
+    /// in the innermost one's source.
+    @exclusivity(unchecked) var partialTemplates: [LiquidTemplate] = []
+
+    /// Records a non-fatal problem (a request that failed, a value replaced by a default) as a
+    /// warning: reason ``LiquidError/Reason/custom(_:)``, located at `offset` (a UTF-8 offset
+    /// in the template or partial rendering now, as a tag's `TagToken.offset`) when given,
+    /// and named after that template, with the chain of partials that led there.
+    public func warn(_ message: String, at offset: Int? = nil) {
+        let current = partialTemplates.last?.storage ?? template
+        var warning = LiquidError(.custom(message), offset: offset)
+        warning.locate(in: current.source, name: current.name)
+        warning.trace = trace
+        warnings.append(warning)
+    }
 
     /// A loop interruption.
     public enum Interrupt: Sendable { case breakLoop, continueLoop }
@@ -166,6 +182,7 @@ public final class RenderContext {
         if !trace.isEmpty { trace.removeAll(keepingCapacity: true) }
         if !registers.isEmpty { registers.removeAll(keepingCapacity: true) }
         if !warnings.isEmpty { warnings.removeAll(keepingCapacity: true) }
+        if !partialTemplates.isEmpty { partialTemplates.removeAll(keepingCapacity: true) }
     }
 
     init(template: LiquidTemplate.Storage, options: RenderOptions, data: LiquidValue) {

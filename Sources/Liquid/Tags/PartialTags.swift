@@ -93,9 +93,11 @@ extension RenderContext {
         }
         partialDepth += 1
         trace.append(name)
+        partialTemplates.append(template)
         defer {
             partialDepth -= 1
             trace.removeLast()
+            partialTemplates.removeLast()
         }
         do {
             try template.root.render(self)

@@ -48,6 +48,8 @@ public enum ConnectedContentFailure: Error, Sendable, Equatable, CustomStringCon
     case urlNotAllowed(String)
     /// Any other transport failure.
     case transport(String)
+    /// Offline answers (fixtures) have none for this URL.
+    case noOfflineAnswer(String)
 
     public var description: String {
         switch self {
@@ -55,6 +57,7 @@ public enum ConnectedContentFailure: Error, Sendable, Equatable, CustomStringCon
         case .bodyTooLarge(let limit): return "body larger than \(limit) bytes"
         case .urlNotAllowed(let url): return "URL not allowed: \(url) (http or https, ports 80 and 443)"
         case .transport(let message): return message
+        case .noOfflineAnswer: return "no offline answer in connected_content.json"
         }
     }
 }
@@ -107,7 +110,8 @@ public struct HTTPConnectedContentClient: ConnectedContentClient {
 }
 
 /// Answers from fixtures instead of the network, for offline previews and tests: a JSON file
-/// `{"https://api.example.com/x": {"status": 200, "body": {...} or "text"}}`.
+/// `{"https://api.example.com/x": {"status": 200, "body": {...} or "text"}}`. A URL without an
+/// answer fails with ``ConnectedContentFailure/noOfflineAnswer(_:)`` (a warning; nothing inserted).
 public struct FixtureConnectedContentClient: ConnectedContentClient {
     /// Responses by URL.
     public var responses: [String: ConnectedContentResponse]
@@ -133,9 +137,7 @@ public struct FixtureConnectedContentClient: ConnectedContentClient {
     }
 
     public func send(_ request: ConnectedContentRequest, timeout: TimeInterval) throws -> ConnectedContentResponse {
-        guard let response = responses[request.url] else {
-            return ConnectedContentResponse(status: 404, body: Data(), contentType: "text/plain")
-        }
+        guard let response = responses[request.url] else { throw ConnectedContentFailure.noOfflineAnswer(request.url) }
         return response
     }
 }

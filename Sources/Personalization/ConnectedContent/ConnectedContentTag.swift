@@ -141,6 +141,8 @@ struct ConnectedContentTag: LiquidTag {
     struct Node: LiquidNode {
         let options: Options
         let configuration: ConnectedContentConfiguration?
+        /// The tag's offset in its template, for warnings.
+        let offset: Int
 
         func render(_ context: RenderContext) throws {
             guard let configuration else {
@@ -165,6 +167,8 @@ struct ConnectedContentTag: LiquidTag {
                 try context.store(options.save ?? "connected", value)
             } else if (200..<300).contains(response.status) {
                 context.write(text)
+            } else {
+                context.warn("connected_content: \(request.url) answered HTTP \(response.status); nothing inserted", at: offset)
             }
         }
 
@@ -229,7 +233,9 @@ struct ConnectedContentTag: LiquidTag {
                     lastProblem = "HTTP \(response.status)"
                 } catch let failure as ConnectedContentFailure {
                     lastProblem = "\(failure)"
+                    // Asking again cannot help these.
                     if case .urlNotAllowed = failure { break }
+                    if case .noOfflineAnswer = failure { break }
                 }
                 if attempt < attempts {
                     // A pause the render has no time for ends it (as a limit, not an abort).
@@ -243,7 +249,7 @@ struct ConnectedContentTag: LiquidTag {
             if options.retry {
                 throw MessageAborted(reason: "connected_content: \(request.url) failed after retries (\(lastProblem))")
             }
-            context.warnings.append("connected_content: \(request.url) failed (\(lastProblem)); nothing inserted")
+            context.warn("connected_content: \(request.url) failed (\(lastProblem)); nothing inserted", at: self.offset)
             return nil
         }
     }
@@ -292,7 +298,7 @@ struct ConnectedContentTag: LiquidTag {
                 throw LiquidError.Reason.syntax("connected_content: unknown option '\(option.text)'").at(option.offset)
             }
         }
-        return Node(options: options, configuration: configuration)
+        return Node(options: options, configuration: configuration, offset: tag.offset)
     }
 
     struct Chunk {

@@ -49,7 +49,7 @@ enum BrazeFilters {
         guard let time = LiquidTime.parse(input, options: context.options) else { return input }
         let name = try context.renderedText(args[0])
         guard !name.isEmpty, let zone = TimeZone(identifier: name) else {
-            context.warnings.append("time_zone: unknown time zone '\(name)', using UTC")
+            context.warn("time_zone: unknown time zone '\(name)', using UTC")
             return .drop(time.converted(to: RenderOptions.utc))
         }
         return .drop(time.converted(to: zone))
