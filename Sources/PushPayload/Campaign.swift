@@ -52,12 +52,15 @@ public struct CampaignField: Sendable {
     }
 
     /// Maps a position inside the field's Liquid source to the campaign file. Exact for
-    /// plain and quoted scalars on one line and for block scalars; approximate for folded
-    /// multi-line plain scalars.
+    /// plain and quoted scalars on one line (escapes such as `\"` and `''` counted, when the
+    /// file's text is given) and for block scalars; approximate for folded multi-line scalars.
     public func fileLocation(of inner: SourceLocation, fileText: String?) -> SourceLocation {
         switch style {
         case .plain, .singleQuoted, .doubleQuoted:
             let quote = style == .plain ? 0 : 1
+            if inner.line == 1, style != .plain, let fileText, let escaped = escapedColumn(inner.column, in: fileText) {
+                return SourceLocation(line: line, column: escaped)
+            }
             if inner.line == 1 { return SourceLocation(line: line, column: column + quote + inner.column - 1) }
             return SourceLocation(line: line + inner.line - 1, column: inner.column)
         case .literal, .folded:
@@ -72,6 +75,32 @@ public struct CampaignField: Sendable {
             }
             return SourceLocation(line: contentLine, column: indent + inner.column)
         }
+    }
+
+    /// The file column of the value's character `valueColumn` (1-based) in a quoted scalar's
+    /// first line, reading its escapes (`\"`, `\n`, `\xXX`, `\uXXXX`, `\UXXXXXXXX`; `''`).
+    private func escapedColumn(_ valueColumn: Int, in fileText: String) -> Int? {
+        let lines = fileText.split(separator: "\n", omittingEmptySubsequences: false)
+        guard line >= 1, line <= lines.count else { return nil }
+        let scalars = Array(lines[line - 1].unicodeScalars)
+        var i = column  // 0-based index of the first character after the opening quote
+        var remaining = valueColumn - 1
+        while remaining > 0, i < scalars.count {
+            if style == .doubleQuoted, scalars[i] == "\\", i + 1 < scalars.count {
+                switch scalars[i + 1] {
+                case "x": i += 4
+                case "u": i += 6
+                case "U": i += 10
+                default: i += 2
+                }
+            } else if style == .singleQuoted, scalars[i] == "'", i + 1 < scalars.count, scalars[i + 1] == "'" {
+                i += 2
+            } else {
+                i += 1
+            }
+            remaining -= 1
+        }
+        return i + 1
     }
 }
 
@@ -134,9 +163,20 @@ public struct PreviewData: Sendable {
     public var now: Date?
 }
 
-/// Something a campaign renders, but probably not as its author meant: a filter the dialect
-/// does not have, a Connected Content call that got no answer.
-public struct CampaignWarning: Sendable, Equatable, CustomStringConvertible {
+/// A problem in a campaign, at its place in the file: an error (what `check` knows will fail)
+/// or a warning (what renders, but probably not as its author meant: a filter the dialect does
+/// not have, a Connected Content call that got no answer).
+public struct CampaignDiagnostic: Sendable, Equatable, CustomStringConvertible {
+    /// How bad it is.
+    public enum Severity: String, Sendable {
+        /// The campaign fails, or cannot be what its author meant.
+        case error
+        /// It renders, but probably not as meant.
+        case warning
+    }
+
+    /// How bad it is.
+    public var severity: Severity
     /// The campaign file.
     public var file: String
     /// 1-based line and column in the file, when known.
@@ -146,17 +186,18 @@ public struct CampaignWarning: Sendable, Equatable, CustomStringConvertible {
     /// What is wrong.
     public var message: String
 
-    /// A warning about `field` in `file` at `location`.
-    public init(file: String, location: SourceLocation?, field: String, message: String) {
+    /// A diagnostic about `field` in `file` at `location`.
+    public init(_ severity: Severity = .warning, file: String, location: SourceLocation?, field: String, message: String) {
+        self.severity = severity
         self.file = file
         self.location = location
         self.field = field
         self.message = message
     }
 
-    /// `file:line:column: warning: in field: message`.
+    /// `file:line:column: warning: in field: message` (or `error:`).
     public var description: String {
-        "\(file)\(location.map { ":\($0.line):\($0.column)" } ?? ""): warning: in \(field): \(message)"
+        "\(file)\(location.map { ":\($0.line):\($0.column)" } ?? ""): \(severity.rawValue): \(field.isEmpty ? "" : "in \(field): ")\(message)"
     }
 }
 

@@ -134,7 +134,7 @@ public struct CompiledCampaign: Sendable {
     /// What compiling found that renders, but probably not as meant: each use of a filter the
     /// dialect does not have (lax mode passes the value through unchanged), at its position in
     /// the campaign file.
-    public var compileWarnings: [CampaignWarning] {
+    public var compileWarnings: [CampaignDiagnostic] {
         fields.flatMap { field, template in
             template.unknownFilterUses.map { use in
                 warning(use, field: field, detail: " (the value passes through unchanged)")
@@ -144,9 +144,9 @@ public struct CompiledCampaign: Sendable {
 
     /// `error`, noticed in `field`, as a warning at its position in the campaign file (or, in a
     /// content block, with the block's file, line and column).
-    func warning(_ error: LiquidError, field: CampaignField, detail: String = "") -> CampaignWarning {
+    func warning(_ error: LiquidError, field: CampaignField, detail: String = "") -> CampaignDiagnostic {
         let (location, message) = located(error, in: field)
-        return CampaignWarning(file: campaign.file, location: location, field: field.name, message: message + detail)
+        return CampaignDiagnostic(file: campaign.file, location: location, field: field.name, message: message + detail)
     }
 
     /// Where `error`, from `field`'s template, is in the campaign file, and its message. Inside
@@ -163,21 +163,21 @@ public struct CompiledCampaign: Sendable {
     }
 
     /// The render warnings in `texts` (a platform's fields, rendered), located in the file.
-    public func warnings(in texts: MessageTemplate.RenderedTexts, platform: Platform) -> [CampaignWarning] {
+    public func warnings(in texts: MessageTemplate.RenderedTexts, platform: Platform) -> [CampaignDiagnostic] {
         let messageFields = platform == .ios ? ios.fields : android.fields
         return texts.warnings.map { warning($0.warning, field: messageFields[$0.field]) }
     }
 
     /// Renders the payload for one recipient. Every field is its own render.
     public func render(_ document: RenderContextDocument, platform: Platform) -> PayloadResult {
-        var warnings: [CampaignWarning] = []
+        var warnings: [CampaignDiagnostic] = []
         return render(document, platform: platform, warnings: &warnings)
     }
 
     /// Renders the payload for one recipient, as ``render(_:platform:)`` does, and adds what
     /// the render warned about (a Connected Content call that failed, an unknown time zone)
     /// to `warnings`, at positions in the campaign file.
-    public func render(_ document: RenderContextDocument, platform: Platform, warnings: inout [CampaignWarning]) -> PayloadResult {
+    public func render(_ document: RenderContextDocument, platform: Platform, warnings: inout [CampaignDiagnostic]) -> PayloadResult {
         var texts = MessageTemplate.RenderedTexts()
         defer { if !texts.warnings.isEmpty { warnings += self.warnings(in: texts, platform: platform) } }
         if let ended = renderTexts(document, platform: platform, into: &texts) { return ended }
@@ -321,18 +321,21 @@ public struct CompiledCampaign: Sendable {
             if o.mutableContent || image != nil { json.key("mutable-content"); json.value(.int(1)) }
             if o.contentAvailable { json.key("content-available"); json.value(.int(1)) }
             json.endObject()
-            json.key("ab")
-            json.beginObject()
-            json.key("c")
-            if let id = campaign.apiID { json.string(id) } else { json.null() }
-            if let image {
-                json.key("att")
+            // Braze's own keys: the campaign's id ("c") and the attachment; none without either
+            // (a campaign without campaign.api_id sends no null id).
+            if campaign.apiID != nil || image != nil {
+                json.key("ab")
                 json.beginObject()
-                json.key("url"); json.string(image)
-                json.key("type"); json.string(attachmentType(image))
+                if let id = campaign.apiID { json.key("c"); json.string(id) }
+                if let image {
+                    json.key("att")
+                    json.beginObject()
+                    json.key("url"); json.string(image)
+                    json.key("type"); json.string(attachmentType(image))
+                    json.endObject()
+                }
                 json.endObject()
             }
-            json.endObject()
             if let link = nonEmpty(plan.iosDeepLink) { json.key("ab_uri"); json.string(link) }
             try writeKeyValues(&json)
             json.endObject()

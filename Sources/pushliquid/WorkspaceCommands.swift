@@ -7,8 +7,18 @@ import PushPayload
 extension PushLiquidCommand {
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check campaigns: parse every field, list the attributes each reads, flag unknown filters and attributes no profile has.",
-            discussion: "Exits 1 when a campaign has an error (syntax, unknown tag or filter); missing attributes are warnings."
+            abstract: "Check campaigns: everything that will fail, or not be what was meant, before any send.",
+            discussion: """
+                Parses every field, lists the attributes each reads, and reports each problem as \
+                file:line:column: error|warning: message, with the line and a caret under the place: \
+                syntax errors, unknown filters and namespaces ("did you mean"), filters given the wrong \
+                number of arguments, missing content blocks, malformed ${...} references, $json: values \
+                and ios.badge values that cannot work, abort_message without parentheses, profiles that \
+                do not read, and attributes no profile has. Every campaign is checked, whatever an \
+                earlier one held. --format json prints one JSON array of the problems instead.
+
+                Exit codes: 0 no errors (warnings allowed), 1 some error, 2 usage error.
+                """
         )
 
         @Argument(help: "Campaign files or names (default: every campaign in Templates/).")
@@ -19,6 +29,11 @@ extension PushLiquidCommand {
 
         @Option(name: .long, help: "The profiles folder (default: the nearest Profiles/ beside the campaigns folder or above it).")
         var profiles: String?
+
+        @Option(name: .long, help: "text (default) or json.")
+        var format: CheckFormat = .text
+
+        enum CheckFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
 
         func run() throws {
             var urls: [URL] = []
@@ -33,7 +48,7 @@ extension PushLiquidCommand {
                 }
                 guard Workspace.isDirectory(folder) else { throw ToolError.usage("--templates '\(displayPath(folder))' is not a folder") }
                 do { urls = try Workspace.campaignFiles(in: folder) } catch {
-                    throw ToolError(message: "error: cannot list \(displayPath(folder))/: \(String(describing: (error as NSError).localizedDescription))")
+                    throw ToolError(message: "error: cannot list \(displayPath(folder))/: \((error as NSError).localizedDescription)")
                 }
             } else {
                 for c in campaigns {
@@ -42,7 +57,7 @@ extension PushLiquidCommand {
                     urls.append(try options.campaignURL())
                 }
             }
-            var errors = 0
+            let printer = DiagnosticPrinter(json: format == .json)
             var profilesByFolder: [URL: [(String, LiquidValue)]] = [:]
             for url in urls {
                 var options = try RecipientOptions.parse([url.path] + (templates.map { ["--templates", $0] } ?? []) + (profiles.map { ["--profiles", $0] } ?? []))
@@ -55,41 +70,48 @@ extension PushLiquidCommand {
                         profileValues = known
                     } else {
                         let (good, bad) = Workspace.profilesAndErrors(in: folder)
-                        for error in bad { output(error.description) }
-                        errors += bad.count
+                        for error in bad { printer.add(error) }
                         profilesByFolder[folder] = good
                         profileValues = good
                     }
                 }
-                let text = try readText(url.path)
-                let compiled: CompiledCampaign
-                do {
-                    let campaign = try Campaign(yaml: text, file: displayPath(url))
-                    compiled = try CompiledCampaign(campaign, dialect: try options.dialect(), fileText: text, recordAttributes: true)
-                } catch let error as CampaignError {
-                    output(error.description)
-                    errors += 1
+                let file = displayPath(url)
+                let text: String
+                do { text = try readText(url.path) } catch let error as ToolError {
+                    printer.add(CampaignDiagnostic(.error, file: file, location: nil, field: "", message: error.message.replacingOccurrences(of: "error: ", with: "")))
                     continue
                 }
-                output("\(displayPath(url)): \(compiled.campaign.name)")
+                printer.fileText[file] = text
+                let compiled: CompiledCampaign
+                do {
+                    let campaign = try Campaign(yaml: text, file: file)
+                    compiled = try CompiledCampaign(campaign, dialect: try options.dialect(), fileText: text, recordAttributes: true)
+                } catch let error as CampaignError {
+                    printer.add(error)
+                    continue
+                }
+                printer.heading("\(file): \(compiled.campaign.name)")
                 for (name, reads) in compiled.attributes where !reads.isEmpty {
-                    output("  \(name) reads: \(reads.map(\.description).joined(separator: ", "))")
+                    printer.heading("  \(name) reads: \(reads.map(\.description).joined(separator: ", "))")
                 }
-                // check is strict about what render only warns about: an unknown filter is an error.
-                for warning in compiled.compileWarnings {
-                    output("  " + warning.description.replacingOccurrences(of: ": warning: ", with: ": error: "))
-                    errors += 1
-                }
+                let diagnostics = compiled.checkDiagnostics()
+                for diagnostic in diagnostics { printer.add(diagnostic) }
                 if let folder = folders.profiles, !profileValues.isEmpty {
                     for attr in compiled.attributesMissing(from: profileValues.map(\.1)) {
-                        output("  warning: \(attr) is missing from every profile in \(displayPath(folder))/")
+                        let (field, location) = compiled.firstUse(of: attr.description) ?? ("", nil)
+                        // (Said once: a reference already warned about is not repeated.)
+                        if let location, diagnostics.contains(where: { $0.location == location }) { continue }
+                        printer.add(CampaignDiagnostic(.warning, file: file, location: location, field: field,
+                                                       message: "\(attr) is missing from every profile in \(displayPath(folder))/"))
                     }
                 } else {
-                    output("  warning: no profiles to check attributes against (no Profiles/ folder with profiles beside or above \(displayPath(folders.templates)))")
+                    printer.add(CampaignDiagnostic(.warning, file: file, location: nil, field: "",
+                                                   message: "no profiles to check attributes against (no Profiles/ folder with profiles beside or above \(displayPath(folders.templates)))"))
                 }
             }
-            output(errors == 0 ? "\(urls.count) campaign(s) checked, no errors" : "\(urls.count) campaign(s) checked, \(errors) error(s)")
-            if errors > 0 { throw ExitCode(1) }
+            printer.finish(summary: printer.errors == 0 ? "\(urls.count) campaign(s) checked, no errors" + (printer.warnings > 0 ? ", \(printer.warnings) warning(s)" : "")
+                                                  : "\(urls.count) campaign(s) checked, \(printer.errors) error(s), \(printer.warnings) warning(s)")
+            if printer.errors > 0 { throw ExitCode(1) }
         }
     }
 

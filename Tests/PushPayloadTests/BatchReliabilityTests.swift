@@ -177,9 +177,9 @@ func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) -
         let campaign = try Campaign(yaml: yaml, file: "w.yml")
         let client = FixtureConnectedContentClient(responses: [:])
         let compiled = try CompiledCampaign(campaign, dialect: BrazeDialect(connectedContent: ConnectedContentConfiguration(client: client)), fileText: yaml)
-        #expect(compiled.compileWarnings == [CampaignWarning(file: "w.yml", location: SourceLocation(line: 2, column: 28), field: "title",
+        #expect(compiled.compileWarnings == [CampaignDiagnostic(file: "w.yml", location: SourceLocation(line: 2, column: 28), field: "title",
                                                              message: "unknown filter 'shout' (the value passes through unchanged)")])
-        var warnings: [CampaignWarning] = []
+        var warnings: [CampaignDiagnostic] = []
         let result = compiled.render(try doc(#"{"profile": {"first_name": "Ana"}}"#), platform: .ios, warnings: &warnings)
         guard case .rendered = result else { Issue.record("\(result)"); return }
         #expect(warnings.count == 1)

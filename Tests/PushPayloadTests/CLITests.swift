@@ -126,7 +126,14 @@ import Testing
         let bad = try runPushliquid(["check", "--templates", dir.path, "--profiles", "Profiles"])
         #expect(bad.status == 1)
         #expect(bad.stdout.contains("c.yml:2:26: error: in title: unknown filter 'shout'"), "\(bad.stdout)")
-        #expect(bad.stdout.contains("warning: ${nickname} is missing from every profile in Profiles/"))
+        #expect(bad.stdout.contains("c.yml:2:12: warning: in title: ${nickname} is not a Braze standard attribute"), "\(bad.stdout)")
+        #expect(bad.stdout.contains(" 2 | title: \"{{ ${nickname} | shout }}\"\n   |            ^\n"), "a caret under the place")
+        let json = try runPushliquid(["check", "--templates", dir.path, "--profiles", "Profiles", "--format", "json"])
+        #expect(json.status == 1)
+        let problems = try JSONValueParser.parse(json.stdout)
+        #expect(problems.arrayValue?.count == 2)
+        #expect(problems.arrayValue?.first?.property("line") == 2 && problems.arrayValue?.first?.property("column") == 26)
+        #expect(problems.arrayValue?.first?.property("severity") == "error")
     }
 
     @Test func goldenCommandAgreesWithTheFiles() throws {

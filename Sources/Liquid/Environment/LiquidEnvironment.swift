@@ -206,11 +206,11 @@ public struct LiquidEnvironment: Sendable {
         return copy
     }
 
-    /// Unknown filter uses as located errors, one per position.
-    static func locate(_ uses: [(name: String, offset: Int)], in source: String, name: String?) -> [LiquidError] {
+    /// Filter problems as located errors, one per position.
+    static func locate(_ problems: [(reason: LiquidError.Reason, offset: Int)], in source: String, name: String?) -> [LiquidError] {
         var seen = Set<Int>()
-        return uses.filter { seen.insert($0.offset).inserted }.sorted { $0.offset < $1.offset }.map { use in
-            var error = LiquidError(.unknownFilter(use.name), offset: use.offset)
+        return problems.filter { seen.insert($0.offset).inserted }.sorted { $0.offset < $1.offset }.map { use in
+            var error = LiquidError(use.reason, offset: use.offset)
             error.locate(in: source, name: name)
             return error
         }
@@ -223,7 +223,7 @@ public struct LiquidEnvironment: Sendable {
             defer { LiquidParser.recycle(parser) }
             let root = try parser.parseDocument()
             return LiquidTemplate(root: root, source: source, name: name, environment: self, warnings: parser.warnings,
-                                  unknownFilterUses: parser.unknownFilterUses.isEmpty ? [] : Self.locate(parser.unknownFilterUses, in: source, name: name))
+                                  filterProblems: parser.filterProblems.isEmpty ? [] : Self.locate(parser.filterProblems, in: source, name: name))
         } catch var error as LiquidError {
             error.locate(in: source, name: name)
             throw error

@@ -15,7 +15,9 @@ public struct MarkupStream: ~Copyable {
     var position = 0
     var depth = 0
     /// Filter names used in this markup that the environment does not have.
-    var unknownFilters: [(name: String, offset: Int)] = []
+    /// Filter calls lax parsing accepts that will not work as written: a filter the environment
+    /// does not have, or the wrong number of arguments; each reason and offset.
+    var filterProblems: [(reason: LiquidError.Reason, offset: Int)] = []
     /// The environment's tags, filters and attribute syntax, kept alive by the parser for as
     /// long as the stream exists (a noncopyable value that never outlives its parse).
     private let unmanagedRegistry: Unmanaged<LiquidEnvironment.Registry>
@@ -385,7 +387,7 @@ public struct MarkupStream: ~Copyable {
             let filter = withRegistry { $0.filters[name] }
             var arguments: [LiquidExpression] = []
             var keywordArguments: [(String, LiquidExpression)] = []
-            if filter == nil { unknownFilters.append((name, at)) }
+            if filter == nil { filterProblems.append((.unknownFilter(name), at)) }
             if current.kind == .colon {
                 advance()
                 repeat {
@@ -401,6 +403,10 @@ public struct MarkupStream: ~Copyable {
             }
             if let filter, !lax {
                 try filter.checkArity(arguments.count, offset: at)
+            } else if let filter, !filter.accepts(argumentCount: arguments.count) {
+                do { try filter.checkArity(arguments.count, offset: nil) } catch let error as LiquidError {
+                    filterProblems.append((error.reason, at))
+                }
             }
             calls.append(FilterCall(name: name, filter: filter, arguments: arguments, keywordArguments: keywordArguments, offset: at))
             if lax {

@@ -25,10 +25,13 @@ public final class LiquidParser {
     @exclusivity(unchecked) public private(set) var inLiquidTag = false
     /// Warnings collected in ``LiquidErrorMode/warn`` mode.
     @exclusivity(unchecked) public internal(set) var warnings: [LiquidError] = []
-    /// Uses of filters the environment does not have: each name and its UTF-8 offset.
-    @exclusivity(unchecked) var unknownFilterUses: [(name: String, offset: Int)] = []
+    /// Filter calls lax parsing accepted that will not work as written (an unknown filter, the
+    /// wrong number of arguments): each reason and UTF-8 offset.
+    @exclusivity(unchecked) var filterProblems: [(reason: LiquidError.Reason, offset: Int)] = []
     /// Names of filters the template uses that the environment does not have.
-    public var unknownFilters: [String] { unknownFilterUses.map(\.name) }
+    public var unknownFilters: [String] {
+        filterProblems.compactMap { if case .unknownFilter(let name) = $0.reason { return name } else { return nil } }
+    }
     /// Markup buffers reused from one tag or output to the next.
     @exclusivity(unchecked) private var spareMarkupBytes: [UInt8] = []
     @exclusivity(unchecked) private var spareMarkupTokens: [MarkupToken] = []
@@ -82,7 +85,7 @@ public final class LiquidParser {
         parser.tokens.removeAll(keepingCapacity: true)
         (parser.textBase, parser.position, parser.depth, parser.inLiquidTag) = (0, 0, 0, false)
         if !parser.warnings.isEmpty { parser.warnings = [] }
-        if !parser.unknownFilterUses.isEmpty { parser.unknownFilterUses = [] }
+        if !parser.filterProblems.isEmpty { parser.filterProblems = [] }
         slot.put(parser)
     }
 
@@ -248,7 +251,7 @@ public final class LiquidParser {
             keepBuffers(of: &stream)
             throw error
         }
-        if !stream.unknownFilters.isEmpty { unknownFilterUses += stream.unknownFilters }
+        if !stream.filterProblems.isEmpty { filterProblems += stream.filterProblems }
         keepBuffers(of: &stream)
         return result
     }

@@ -9,25 +9,25 @@ public struct LiquidTemplate: Sendable {
         let name: String?
         let environment: LiquidEnvironment
         let warnings: [LiquidError]
-        let unknownFilterUses: [LiquidError]
+        let filterProblems: [LiquidError]
         /// Resource limits, copied out of the environment for the render loop.
         let limits: LiquidLimits
 
-        init(root: Body, source: String, name: String?, environment: LiquidEnvironment, warnings: [LiquidError], unknownFilterUses: [LiquidError]) {
+        init(root: Body, source: String, name: String?, environment: LiquidEnvironment, warnings: [LiquidError], filterProblems: [LiquidError]) {
             self.root = root
             self.source = source
             self.name = name
             self.environment = environment
             self.warnings = warnings
-            self.unknownFilterUses = unknownFilterUses
+            self.filterProblems = filterProblems
             self.limits = environment.limits
         }
     }
 
     let storage: Storage
 
-    init(root: Body, source: String, name: String?, environment: LiquidEnvironment, warnings: [LiquidError], unknownFilterUses: [LiquidError] = []) {
-        storage = Storage(root: root, source: source, name: name, environment: environment, warnings: warnings, unknownFilterUses: unknownFilterUses)
+    init(root: Body, source: String, name: String?, environment: LiquidEnvironment, warnings: [LiquidError], filterProblems: [LiquidError] = []) {
+        storage = Storage(root: root, source: source, name: name, environment: environment, warnings: warnings, filterProblems: filterProblems)
     }
 
     var root: Body { storage.root }
@@ -42,15 +42,21 @@ public struct LiquidTemplate: Sendable {
     /// Filters the template uses that its environment does not have (they pass their input
     /// through unless ``RenderOptions/strictFilters`` is set).
     public var unknownFilters: [String] {
-        storage.unknownFilterUses.isEmpty ? [] : Array(Set(storage.unknownFilterUses.compactMap { use -> String? in
+        Array(Set(unknownFilterUses.compactMap { use -> String? in
             if case .unknownFilter(let name) = use.reason { return name }
             return nil
         })).sorted()
     }
-    /// Each use of a filter its environment does not have, at its line and column (reason
-    /// ``LiquidError/Reason/unknownFilter(_:)``): in lax mode the render passes the input
-    /// through, so a campaign tool should show these as warnings.
-    public var unknownFilterUses: [LiquidError] { storage.unknownFilterUses }
+    /// Filter calls that lax parsing accepted but that will not work as written, each at its
+    /// line and column: a filter the environment does not have (reason
+    /// ``LiquidError/Reason/unknownFilter(_:)``: the render passes the value through) or the wrong
+    /// number of arguments (``LiquidError/Reason/filterArity(filter:expected:got:)``: the render
+    /// fails). Strict parsing throws these instead.
+    public var filterProblems: [LiquidError] { storage.filterProblems }
+    /// The uses of filters the environment does not have, from ``filterProblems``.
+    public var unknownFilterUses: [LiquidError] {
+        storage.filterProblems.filter { if case .unknownFilter = $0.reason { return true } else { return false } }
+    }
 
     /// The top-level nodes.
     public var body: Body { root }

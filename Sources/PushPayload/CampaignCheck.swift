@@ -1,0 +1,222 @@
+import Foundation
+import Liquid
+import Personalization
+
+extension CompiledCampaign {
+    /// Everything that is certain, before any send, to fail or not to be what the author meant,
+    /// each at its place in the campaign file (for `pushliquid check`):
+    ///
+    /// - errors: a filter the dialect does not have ("did you mean" the nearest one), a filter
+    ///   given the wrong number of arguments, a content block that does not exist, a `$json:`
+    ///   value without Liquid that is not JSON, an `ios.badge` without Liquid that is not an
+    ///   integer, a malformed `${...}` reference;
+    /// - warnings: a `${name}` that is not a Braze standard attribute, a namespace that is not
+    ///   one (`custom_attributes.${x}`: did you mean `custom_attribute`?), a `${...}` outside
+    ///   `{{ }}` (sent as written).
+    public func checkDiagnostics() -> [CampaignDiagnostic] {
+        var out: [CampaignDiagnostic] = []
+        for (field, template) in fields {
+            func at(_ offset: Int) -> SourceLocation {
+                field.fileLocation(of: SourceLocation(utf8Offset: offset, in: field.source), fileText: fileText)
+            }
+            func report(_ severity: CampaignDiagnostic.Severity, _ location: SourceLocation?, _ message: String) {
+                out.append(CampaignDiagnostic(severity, file: campaign.file, location: location, field: field.name, message: message))
+            }
+            for problem in template.filterProblems {
+                var message = problem.message
+                if case .unknownFilter(let name) = problem.reason,
+                   let near = nearest(name, in: template.environment.filters.keys.filter { !$0.hasPrefix("_") }) {
+                    message += "; did you mean '\(near)'?"
+                }
+                let location = problem.location.map { field.fileLocation(of: $0, fileText: fileText) }
+                report(.error, location, message)
+            }
+            for reference in AttributeScan.references(in: field.source) {
+                check(reference, report: { report($0, at(reference.offset), $1) })
+            }
+            for offset in AttributeScan.abortMessagesWithoutParentheses(in: field.source) {
+                report(.error, at(offset), "abort_message takes its reason in parentheses: {% abort_message('reason') %} or {% abort_message() %}")
+            }
+            let source = field.source
+            let hasLiquid = source.contains("{{") || source.contains("{%")
+            if field.name == "ios.badge", !hasLiquid, Int(source.trimmingCharacters(in: .whitespacesAndNewlines)) == nil {
+                report(.error, at(0), "ios.badge must be an integer, got '\(source)'")
+            }
+            if field.name.hasPrefix("key_value_pairs."), source.hasPrefix("$json:"), !hasLiquid {
+                var parser = JSONValueParser(String(source.dropFirst(6)))
+                do { _ = try parser.parse() } catch let e as JSONValueParser.SyntaxError {
+                    let inner = e.line == 1 ? SourceLocation(line: 1, column: e.column + 6) : SourceLocation(line: e.line, column: e.column)
+                    report(.error, field.fileLocation(of: inner, fileText: fileText), "invalid $json: value: \(e.message)")
+                } catch {
+                    report(.error, at(0), "invalid $json: value: \(error)")
+                }
+            }
+        }
+        return out
+    }
+
+    /// The first field that mentions `text` (an attribute reference as written) and where, in
+    /// the campaign file.
+    public func firstUse(of text: String) -> (field: String, location: SourceLocation)? {
+        for (field, _) in fields {
+            guard let range = field.source.range(of: text) else { continue }
+            let offset = field.source.utf8.distance(from: field.source.startIndex, to: range.lowerBound)
+            return (field.name, field.fileLocation(of: SourceLocation(utf8Offset: offset, in: field.source), fileText: fileText))
+        }
+        return nil
+    }
+
+    /// Checks one `${...}` reference.
+    private func check(_ reference: AttributeScan.Reference, report: (CampaignDiagnostic.Severity, String) -> Void) {
+        guard let name = reference.name else {
+            report(.error, "malformed attribute reference '\(reference.text)' (write ${name}, inside {{ }})")
+            return
+        }
+        if !reference.inMarkup {
+            report(.warning, "'\(reference.text)' is outside {{ }} and is sent as written")
+        }
+        switch reference.namespace {
+        case nil:
+            if BrazeAttributeSyntax.standardAttributes[name] == nil {
+                var message = "${\(name)} is not a Braze standard attribute (it reads the profile's '\(name)', which Braze does not have)"
+                if let near = nearest(name, in: Array(BrazeAttributeSyntax.standardAttributes.keys)) {
+                    message += "; did you mean ${\(near)}?"
+                }
+                report(.warning, message)
+            }
+        case "custom_attributes"?:
+            report(.warning, "Braze's namespace is custom_attribute: did you mean custom_attribute.${\(name)}?")
+        case "content_blocks"?:
+            guard let blocks = dialect.contentBlocks else {
+                report(.error, "content block '\(name)' cannot be found: no content blocks are configured")
+                return
+            }
+            let found: String?
+            do { found = try blocks.contentBlock(named: name) } catch {
+                report(.error, "content block '\(name)' cannot be read: \(error)")
+                return
+            }
+            if found == nil {
+                let place = (blocks as? DirectoryContentBlocks).map { " in \($0.directory.lastPathComponent)/" } ?? ""
+                report(.error, "content block '\(name)' not found\(place)")
+            }
+        case let namespace?:
+            let known = RenderContextDocument.namespaces + ["custom_attribute", "content_blocks"] + AttributeScan.profileNamespaces
+            if !known.contains(namespace), let near = nearest(namespace, in: known) {
+                report(.warning, "unknown namespace '\(namespace)'; did you mean \(near).${\(name)}?")
+            }
+        }
+    }
+
+    /// The candidate closest to `word` (at most one edit per four characters, at least one),
+    /// if any.
+    private func nearest(_ word: String, in candidates: [String]) -> String? {
+        let limit = max(1, word.count / 4)
+        var best: (String, Int)?
+        for c in candidates.sorted() {
+            let d = editDistance(word, c)
+            if d <= limit, d < (best?.1 ?? Int.max) { best = (c, d) }
+        }
+        return best?.0
+    }
+}
+
+/// The Levenshtein distance between two short names.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let x = Array(a.unicodeScalars), y = Array(b.unicodeScalars)
+    if x.isEmpty || y.isEmpty { return max(x.count, y.count) }
+    var previous = Array(0...y.count)
+    var current = previous
+    for i in 1...x.count {
+        current[0] = i
+        for j in 1...y.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+        }
+        swap(&previous, &current)
+    }
+    return previous[y.count]
+}
+
+/// Finds `${...}` references in a field's source text.
+enum AttributeScan {
+    /// Profile objects that Braze reads as namespaces (`most_recently_used_device.${model}`).
+    static let profileNamespaces = ["most_recently_used_device", "targeted_device", "subscribed_state", "custom_event", "purchase"]
+
+    struct Reference {
+        /// The reference as written (`${first_name}`, `custom_attribute.${x}`, `${first`).
+        var text: String
+        /// The name, or `nil` when the reference is malformed.
+        var name: String?
+        var namespace: String?
+        /// UTF-8 offset of the reference (its namespace, if any) in the source.
+        var offset: Int
+        /// Whether it is inside `{{ }}` or `{% %}`.
+        var inMarkup: Bool
+    }
+
+    static func references(in source: String) -> [Reference] {
+        let bytes = Array(source.utf8)
+        var out: [Reference] = []
+        var i = 0
+        var close: [UInt8]?  // the end of the markup we are in: "}}" or "%}"
+        func at(_ k: Int, _ s: String) -> Bool {
+            let p = Array(s.utf8)
+            return k + p.count <= bytes.count && Array(bytes[k..<(k + p.count)]) == p
+        }
+        while i < bytes.count {
+            if close == nil, at(i, "{{") { close = Array("}}".utf8); i += 2; continue }
+            if close == nil, at(i, "{%") { close = Array("%}".utf8); i += 2; continue }
+            if let c = close, at(i, String(decoding: c, as: UTF8.self)) { close = nil; i += 2; continue }
+            guard at(i, "${") else { i += 1; continue }
+            // The namespace: identifier characters before ".${".
+            var start = i
+            var namespace: String?
+            if i > 0, bytes[i - 1] == UInt8(ascii: ".") {
+                var s = i - 1
+                while s > 0, isIdentifier(bytes[s - 1]) { s -= 1 }
+                if s < i - 1 {
+                    namespace = String(decoding: bytes[s..<(i - 1)], as: UTF8.self)
+                    start = s
+                }
+            }
+            var j = i + 2
+            while j < bytes.count, bytes[j] != UInt8(ascii: "}"), bytes[j] != UInt8(ascii: "{"), bytes[j] != UInt8(ascii: "\n") { j += 1 }
+            let closed = j < bytes.count && bytes[j] == UInt8(ascii: "}")
+            let rawName = String(decoding: bytes[(i + 2)..<j], as: UTF8.self)
+            let end = closed ? j + 1 : j
+            let text = String(decoding: bytes[start..<end], as: UTF8.self)
+            let wellFormed = closed && !rawName.isEmpty && rawName.trimmingCharacters(in: .whitespaces) == rawName
+            out.append(Reference(text: text, name: wellFormed ? rawName : nil, namespace: namespace, offset: start, inMarkup: close != nil))
+            i = end
+        }
+        return out
+    }
+
+    /// Offsets of `{% abort_message ... %}` tags written without parentheses (Braze's syntax
+    /// is `abort_message('reason')`).
+    static func abortMessagesWithoutParentheses(in source: String) -> [Int] {
+        let bytes = Array(source.utf8)
+        let name = Array("abort_message".utf8)
+        var out: [Int] = []
+        var i = 0
+        while i + 1 < bytes.count {
+            guard bytes[i] == UInt8(ascii: "{"), bytes[i + 1] == UInt8(ascii: "%") else { i += 1; continue }
+            let tag = i
+            var j = i + 2
+            if j < bytes.count, bytes[j] == UInt8(ascii: "-") { j += 1 }
+            while j < bytes.count, bytes[j] == 0x20 || bytes[j] == 0x09 || bytes[j] == 0x0A || bytes[j] == 0x0D { j += 1 }
+            if j + name.count <= bytes.count, Array(bytes[j..<(j + name.count)]) == name {
+                var k = j + name.count
+                while k < bytes.count, bytes[k] == 0x20 || bytes[k] == 0x09 { k += 1 }
+                if k >= bytes.count || bytes[k] != UInt8(ascii: "(") { out.append(tag) }
+            }
+            i = j
+        }
+        return out
+    }
+
+    static func isIdentifier(_ b: UInt8) -> Bool {
+        (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
+            || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "_")
+    }
+}

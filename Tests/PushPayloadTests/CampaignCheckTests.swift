@@ -1,0 +1,74 @@
+import Foundation
+import Liquid
+import Personalization
+import PushPayload
+import Testing
+
+/// What `check` knows before any send, each at its place in the campaign file.
+@Suite struct CampaignCheckTests {
+    func diagnostics(_ yaml: String, blocks: [String: String] = ["known": "k"]) throws -> [CampaignDiagnostic] {
+        let campaign = try Campaign(yaml: yaml, file: "c.yml")
+        return try CompiledCampaign(campaign, dialect: BrazeDialect(contentBlocks: InMemoryContentBlocks(blocks)), fileText: yaml).checkDiagnostics()
+    }
+
+    /// The one diagnostic of `title` holding `title`, as (severity, line, column, message).
+    func only(_ title: String) throws -> (CampaignDiagnostic.Severity, Int?, Int?, String)? {
+        let found = try diagnostics("name: c\ntitle: '\(title)'\nbody: b\n")
+        #expect(found.count == 1, "\(found)")
+        return found.first.map { ($0.severity, $0.location?.line, $0.location?.column, $0.message) }
+    }
+
+    @Test func filters() throws {
+        let unknown = try only("{{ x | upcas }}")
+        #expect(unknown?.0 == .error && unknown?.2 == 16)
+        #expect(unknown?.3 == "unknown filter 'upcas'; did you mean 'upcase'?")
+        let arity = try only("{{ x | hmac_sha256 }}")
+        #expect(arity?.0 == .error && arity?.2 == 16)
+        #expect(arity?.3 == "filter 'hmac_sha256' takes 1 argument, got 0")
+        #expect(try diagnostics("name: c\ntitle: '{{ x | upcase | hmac_sha256: \"k\" }}'\nbody: b\n").isEmpty)
+    }
+
+    @Test func attributeReferences() throws {
+        let misspelled = try only("Hi {{${firstname}}}")
+        #expect(misspelled?.0 == .warning && misspelled?.2 == 14)
+        #expect(misspelled?.3.hasSuffix("did you mean ${first_name}?") == true)
+        let namespace = try only("{{custom_attributes.${points}}}")
+        #expect(namespace?.0 == .warning && namespace?.2 == 11)
+        #expect(namespace?.3 == "Braze's namespace is custom_attribute: did you mean custom_attribute.${points}?")
+        let nearNamespace = try only("{{api_trigger_propertes.${x}}}")
+        #expect(nearNamespace?.3 == "unknown namespace 'api_trigger_propertes'; did you mean api_trigger_properties.${x}?")
+        let outside = try only("Hi ${first_name}")
+        #expect(outside?.0 == .warning && outside?.2 == 12)
+        let malformed = try only("{{ ${first_name }}")
+        #expect(malformed?.0 == .error)
+        #expect(malformed?.3.hasPrefix("malformed attribute reference '${first_name }'") == true)
+        #expect(try only("{{ ${} }}")?.0 == .error)
+        #expect(try diagnostics("name: c\ntitle: '{{${first_name}}} {{custom_attribute.${a b}}} {{most_recently_used_device.${model}}}'\nbody: b\n").isEmpty)
+    }
+
+    @Test func contentBlocks() throws {
+        let missing = try only("{{content_blocks.${nope}}}")
+        #expect(missing?.0 == .error && missing?.2 == 11)
+        #expect(missing?.3 == "content block 'nope' not found")
+        #expect(try diagnostics("name: c\ntitle: '{{content_blocks.${known}}}'\nbody: b\n").isEmpty)
+    }
+
+    @Test func valuesThatCannotWork() throws {
+        let badge = try diagnostics("name: c\ntitle: t\nbody: b\nios:\n  badge: notanumber\n")
+        #expect(badge.map(\.message) == ["ios.badge must be an integer, got 'notanumber'"])
+        #expect(badge.first?.location == SourceLocation(line: 5, column: 10))
+        #expect(try diagnostics("name: c\ntitle: t\nbody: b\nios:\n  badge: \"{{ custom_attribute.${n} }}\"\n").isEmpty, "Liquid is checked at render")
+        let json = try diagnostics("name: c\ntitle: t\nbody: b\nkey_value_pairs:\n  d: \"$json:{\\\"a\\\": tru}\"\n")
+        #expect(json.map(\.message) == ["invalid $json: value: invalid literal"])
+        #expect(json.first?.location == SourceLocation(line: 5, column: 21), "escapes in the YAML are counted")
+        let abort = try only("{% abort_message \"x\" %}")
+        #expect(abort?.0 == .error && abort?.2 == 9)
+        #expect(try diagnostics("name: c\ntitle: '{% abort_message(\"x\") %}{%- abort_message () -%}'\nbody: b\n").isEmpty)
+    }
+
+    @Test func descriptionsAreCompilerStyle() {
+        let d = CampaignDiagnostic(.error, file: "c.yml", location: SourceLocation(line: 2, column: 3), field: "title", message: "m")
+        #expect(d.description == "c.yml:2:3: error: in title: m")
+        #expect(CampaignDiagnostic(file: "c.yml", location: nil, field: "", message: "m").description == "c.yml: warning: m")
+    }
+}
