@@ -23,7 +23,7 @@ extension Campaign {
             }
             root = node
         } catch let error as YamlError {
-            throw reader.yamlError(error)
+            throw reader.yamlError(error, yaml: yaml)
         }
         self = try reader.campaign(root)
     }
@@ -61,13 +61,47 @@ struct CampaignReader {
         CampaignError(file: file, location: node?.mark.map { SourceLocation(line: $0.line, column: $0.column) }, message: message)
     }
 
-    func yamlError(_ error: YamlError) -> CampaignError {
+    func yamlError(_ error: YamlError, yaml: String) -> CampaignError {
         switch error {
-        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _), .composer(let context, let problem, let mark, _):
+            // Where the construct that failed began (an unclosed quote's opening, say) is where
+            // to look, not the end of the file where libyaml noticed.
+            if let context, context.mark.line < mark.line || (context.mark.line == mark.line && context.mark.column < mark.column) {
+                return CampaignError(file: file, location: SourceLocation(line: context.mark.line, column: context.mark.column),
+                                     message: "invalid YAML: \(problem) \(context.text) that starts here (noticed at \(mark.line):\(mark.column))")
+            }
             return CampaignError(file: file, location: SourceLocation(line: mark.line, column: mark.column), message: "invalid YAML: \(problem)")
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            let key = duplicates.first ?? ""
+            let first = SourceLocation(line: context.mark.line, column: context.mark.column)
+            let at = Self.secondOccurrence(of: key, inMappingAt: first, in: yaml) ?? first
+            return CampaignError(file: file, location: at, message: "duplicate key '\(key)'")
         default:
             return CampaignError(file: file, location: nil, message: "invalid YAML: \(error)")
         }
+    }
+
+    /// The line and column of the second `key:` among the keys of the block mapping that
+    /// starts at `start` (same indentation), if it can be found.
+    static func secondOccurrence(of key: String, inMappingAt start: SourceLocation, in yaml: String) -> SourceLocation? {
+        let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
+        let indent = start.column - 1
+        var seen = 0
+        for number in start.line...max(start.line, lines.count) where number <= lines.count {
+            let line = lines[number - 1]
+            let leading = line.prefix(while: { $0 == " " }).count
+            if number > start.line, leading < indent, !line.trimmingCharacters(in: .whitespaces).isEmpty,
+               !line.trimmingCharacters(in: .whitespaces).hasPrefix("#") { break }
+            guard leading == indent else { continue }
+            let rest = line.dropFirst(indent)
+            for candidate in [key, "\"\(key)\"", "'\(key)'"] where rest.hasPrefix(candidate) {
+                if rest.dropFirst(candidate.count).drop(while: { $0 == " " }).hasPrefix(":") {
+                    seen += 1
+                    if seen == 2 { return SourceLocation(line: number, column: indent + 1) }
+                }
+            }
+        }
+        return nil
     }
 
     /// The pairs of a mapping, with keys checked against `allowed` (nil: any) and duplicates refused.

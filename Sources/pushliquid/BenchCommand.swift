@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Liquid
 import PushPayload
 
 extension PushLiquidCommand {
@@ -36,7 +37,11 @@ extension PushLiquidCommand {
             do {
                 bench = try FieldRenderBenchmark(templateSet: try readText(templates), contexts: try readText(contexts),
                                                  contextsName: contexts, braze: dialect == .braze)
-            } catch let e as ToolError { throw e } catch let e as PayloadError {
+            } catch let e as ToolError { throw e } catch let e as JSONValueParser.SyntaxError {
+                throw ToolError(message: "\(templates):\(e.line):\(e.column): error: invalid JSON: \(e.message)")
+            } catch let e as LiquidError {
+                throw ToolError(message: "\(templates): \(e.description)")
+            } catch let e as PayloadError {
                 throw ToolError(message: e.description)  // "error: FILE: line N: ..."
             } catch {
                 throw ToolError(message: "error: \(error)")

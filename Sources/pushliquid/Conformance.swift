@@ -32,7 +32,9 @@ extension PushLiquidCommand {
             do {
                 suite = try ConformanceSuite(json: try readText(file))
             } catch let error as JSONValueParser.SyntaxError {
-                throw ToolError(message: "\(file):\(error)")
+                throw ToolError(message: "\(file):\(error.line):\(error.column): error: invalid JSON: \(error.message)")
+            } catch let error as LiquidError {
+                throw ToolError(message: "\(file): error: \(error.message)")
             }
             let outcomes = dialect == .braze ? suite.cases.map { ConformanceSuite.runBraze($0) } : suite.run()
             var failed = 0

@@ -235,11 +235,22 @@ extension PushLiquidCommand {
         @Flag(name: .long, help: "Rewrite the golden files (and remove stale ones).")
         var update = false
 
-        @Option(name: .long, help: "The repository root.")
-        var root = "."
+        @Option(name: .long, help: "The repository root (default: the folder that holds the nearest Templates/ here or above).")
+        var root: String?
 
         func run() throws {
-            let golden = GoldenFiles(root: URL(fileURLWithPath: root))
+            let rootURL: URL
+            if let root {
+                rootURL = URL(fileURLWithPath: root)
+            } else if let found = Workspace.folders(around: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)) {
+                rootURL = found.templates.deletingLastPathComponent()
+            } else {
+                throw ToolError.usage("no Templates/ folder here or above: run in the repository, or give --root")
+            }
+            guard Workspace.isDirectory(rootURL.appendingPathComponent("Templates")) else {
+                throw ToolError.usage("no Templates/ folder in '\(displayPath(rootURL))'")
+            }
+            let golden = GoldenFiles(root: rootURL)
             do {
                 if update {
                     let changed = try golden.update()
@@ -250,24 +261,54 @@ extension PushLiquidCommand {
                 var bad = 0
                 for entry in entries where !entry.matches {
                     bad += 1
-                    output(entry.expected == nil ? "MISSING \(entry.path.relativePath)" : "DIFFERS \(entry.path.relativePath)")
-                    if let expected = entry.expected { output(firstDifference(expected, entry.actual)) }
+                    output(entry.expected == nil ? "MISSING \(displayPath(entry.path))" : "DIFFERS \(displayPath(entry.path))")
+                    if let expected = entry.expected { output(lineDiff(expected, entry.actual)) }
                 }
                 let stale = golden.staleFiles(entries)
-                for s in stale { output("STALE \(s.relativePath)") }
+                for s in stale { output("STALE \(displayPath(s))") }
                 output("\(entries.count - bad) matched, \(bad + stale.count) differ")
+                if bad + stale.count > 0 {
+                    output("If the changes are intended, `pushliquid golden --update` rewrites the golden files (and removes stale ones).")
+                }
                 if bad + stale.count > 0 { throw ExitCode(1) }
             } catch let e as CampaignError {
                 throw ToolError(message: e.description)
             }
         }
 
-        func firstDifference(_ a: String, _ b: String) -> String {
-            let x = a.components(separatedBy: "\n"), y = b.components(separatedBy: "\n")
-            for i in 0..<max(x.count, y.count) where (i < x.count ? x[i] : nil) != (i < y.count ? y[i] : nil) {
-                return "  line \(i + 1):\n  - \(i < x.count ? x[i] : "")\n  + \(i < y.count ? y[i] : "")"
+        /// The lines that differ between the golden file and the new output, as `- old` and
+        /// `+ new` with a line of context around each change and line numbers (at most 40
+        /// lines shown).
+        func lineDiff(_ old: String, _ new: String) -> String {
+            let a = old.components(separatedBy: "\n"), b = new.components(separatedBy: "\n")
+            // Longest common subsequence over lines (golden files are small).
+            var lcs = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+            for i in stride(from: a.count - 1, through: 0, by: -1) {
+                for j in stride(from: b.count - 1, through: 0, by: -1) {
+                    lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : max(lcs[i + 1][j], lcs[i][j + 1])
+                }
             }
-            return ""
+            enum Op { case same(String), removed(Int, String), added(Int, String) }
+            var ops: [Op] = []
+            var i = 0, j = 0
+            while i < a.count || j < b.count {
+                if i < a.count, j < b.count, a[i] == b[j] { ops.append(.same(a[i])); i += 1; j += 1 }
+                else if i < a.count, j == b.count || lcs[i + 1][j] >= lcs[i][j + 1] { ops.append(.removed(i + 1, a[i])); i += 1 }
+                else { ops.append(.added(j + 1, b[j])); j += 1 }
+            }
+            var shown: [String] = ["  (- the golden file, + what renders now; line numbers of each)"]
+            for (k, op) in ops.enumerated() {
+                let near = ops[max(0, k - 1)...min(ops.count - 1, k + 1)].contains { if case .same = $0 { return false } else { return true } }
+                switch op {
+                case .same(let line) where near: shown.append("        \(line)")
+                case .same: if shown.last != "  ..." && shown.count > 1 { shown.append("  ...") }
+                case .removed(let n, let line): shown.append(String(format: "  %4d - ", n) + line)
+                case .added(let n, let line): shown.append(String(format: "  %4d + ", n) + line)
+                }
+            }
+            if shown.last == "  ..." { shown.removeLast() }
+            if shown.count > 40 { shown = Array(shown.prefix(40)) + ["  ... (\(shown.count - 40) more lines)"] }
+            return shown.joined(separator: "\n")
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Liquid
 import LiquidTestSupport
+import PushPayload
 import Testing
 
 /// Standard input, pipes, byte order marks, invalid UTF-8 and failed writes in the CLI.
@@ -155,5 +156,61 @@ import Testing
         let noWorkspace = try run(["check"], in: URL(fileURLWithPath: "/"))
         #expect(noWorkspace.status == 2)
         #expect(noWorkspace.stderr.contains("no Templates/ folder here or above"))
+    }
+}
+
+/// Messages name the file, line and column, and say what to do.
+@Suite struct MessageTests {
+    @Test func yamlErrorsPointWhereTheProblemIs() throws {
+        func error(_ yaml: String) -> CampaignError? {
+            do { _ = try Campaign(yaml: yaml, file: "c.yml"); return nil } catch { return error as? CampaignError }
+        }
+        let unclosed = error("name: a\ntitle: \"Hi there\nbody: b\nkey_value_pairs:\n  x: y\n")
+        #expect(unclosed?.location == SourceLocation(line: 2, column: 8), "where the quote opened")
+        #expect(unclosed?.message.contains("quoted scalar") == true)
+        let duplicate = error("name: a\ntitle: t\nbody: b\nkey_value_pairs:\n  x: y\n  z: w\n  x: q\n")
+        #expect(duplicate?.location == SourceLocation(line: 7, column: 3), "the second x")
+        #expect(duplicate?.message == "duplicate key 'x'")
+        #expect(duplicate?.description == "c.yml:7:3: error: duplicate key 'x'")
+        #expect(error("name: a\ntitle: t\nbody: b\nname: c\n")?.location == SourceLocation(line: 4, column: 1))
+    }
+
+    @Test func suitesAndBenchFilesAreNamed() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("msg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let notSuite = dir.appendingPathComponent("not-suite.json"), broken = dir.appendingPathComponent("broken.json")
+        try #"{"a": 1}"#.write(to: notSuite, atomically: true, encoding: .utf8)
+        try "[1,\n".write(to: broken, atomically: true, encoding: .utf8)
+        let suite = try runPushliquid(["conformance", notSuite.path])
+        #expect(suite.status == 1)
+        #expect(suite.stderr.hasPrefix("\(notSuite.path): error: a conformance suite is an object"), "\(suite.stderr)")
+        let badJSON = try runPushliquid(["conformance", broken.path])
+        #expect(badJSON.stderr.hasPrefix("\(broken.path):2:1: error: invalid JSON:"), "\(badJSON.stderr)")
+        let bench = try runPushliquid(["bench", "--templates", broken.path, "--contexts", broken.path])
+        #expect(bench.status == 1)
+        #expect(bench.stderr.hasPrefix("\(broken.path):2:1: error: invalid JSON:"), "\(bench.stderr)")
+    }
+
+    @Test func goldenShowsTheChangedLinesAndTheWayToAcceptThem() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("golden-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("Tests"), withIntermediateDirectories: true)
+        for folder in ["Templates", "Profiles", "Tests/Golden"] {
+            try FileManager.default.copyItem(at: TestPaths.repositoryRoot.appendingPathComponent(folder), to: root.appendingPathComponent(folder))
+        }
+        let file = root.appendingPathComponent("Tests/Golden/learning-progress/ana.json")
+        try (try String(contentsOf: file, encoding: .utf8)).replacingOccurrences(of: "Canvas Flows, due", with: "Canvas Flow, due")
+            .write(to: file, atomically: true, encoding: .utf8)
+        let r = try BuiltProducts.run(TestPaths.pushliquidBinary, ["golden"], in: root.appendingPathComponent("Profiles"))
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("DIFFERS Tests/Golden/learning-progress/ana.json") || r.stdout.contains("learning-progress/ana.json"), "\(r.stdout)")
+        #expect(r.stdout.contains(#"-           "body": "Next up: Canvas Flow, due Jul 4. Bons estudos!""#), "\(r.stdout)")
+        #expect(r.stdout.contains(#"+           "body": "Next up: Canvas Flows, due Jul 4. Bons estudos!""#))
+        #expect(r.stdout.contains("pushliquid golden --update"))
+        let nowhere = try BuiltProducts.run(TestPaths.pushliquidBinary, ["golden"], in: URL(fileURLWithPath: "/"))
+        #expect(nowhere.status == 2)
+        #expect(nowhere.stderr.contains("no Templates/ folder here or above"))
+        #expect(!nowhere.stderr.contains("NSCocoaErrorDomain"))
     }
 }
