@@ -76,19 +76,20 @@ enum PreviewPrinter {
             var card = [fields["title"] ?? ""]
             if platform == .ios, let s = fields["subtitle"], !s.isEmpty { card.append(s) }
             card.append(contentsOf: (fields["body"] ?? "").components(separatedBy: "\n"))
-            let width = min(60, max(30, card.map(\.count).max() ?? 0))
+            // Widths in terminal columns: East Asian wide characters and most emoji take two.
+            let width = min(60, max(30, card.map(columns).max() ?? 0))
             lines.append("┌" + String(repeating: "─", count: width + 2) + "┐")
             for (i, text) in card.enumerated() {
                 for (n, chunk) in wrap(text, width).enumerated() {
-                    lines.append("│ " + chunk + String(repeating: " ", count: max(0, width - chunk.count)) + " │" + (i == 0 && n == 0 ? "  title" : ""))
+                    lines.append("│ " + chunk + String(repeating: " ", count: max(0, width - columns(chunk))) + " │" + (i == 0 && n == 0 ? "  title" : ""))
                 }
             }
             lines.append("└" + String(repeating: "─", count: width + 2) + "┘")
             let kvs = payload.fields.filter { $0.name.hasPrefix("key_value_pairs.") }
             if !kvs.isEmpty {
                 lines.append("Key-value pairs:")
-                let keyWidth = kvs.map(\.key.count).max() ?? 0
-                for kv in kvs { lines.append("  " + kv.key + String(repeating: " ", count: keyWidth - kv.key.count) + "  " + kv.text) }
+                let keyWidth = kvs.map { columns($0.key) }.max() ?? 0
+                for kv in kvs { lines.append("  " + kv.key + String(repeating: " ", count: keyWidth - columns(kv.key)) + "  " + kv.text) }
             }
             if let kind = campaign.contentView {
                 lines += ContentViewPreview.render(kind, payload: payload, profile: document.profile)
@@ -99,19 +100,27 @@ enum PreviewPrinter {
         return lines.joined(separator: "\n")
     }
 
+    /// `text` in lines of at most `width` terminal columns, broken at spaces (a word wider than
+    /// a line is cut between characters).
     static func wrap(_ text: String, _ width: Int) -> [String] {
-        if text.count <= width { return [text] }
+        if columns(text) <= width { return [text] }
         var out: [String] = []
         var line = ""
         for word in text.split(separator: " ", omittingEmptySubsequences: false) {
-            if !line.isEmpty && line.count + 1 + word.count > width {
+            if !line.isEmpty && columns(line) + 1 + columns(word) > width {
                 out.append(line)
                 line = ""
             }
-            if word.count > width {
-                var w = Substring(word)
-                while w.count > width { out.append(String(w.prefix(width))); w = w.dropFirst(width) }
-                line = String(w)
+            if columns(word) > width {
+                var piece = ""
+                for character in word {
+                    if columns(piece) + columns(String(character)) > width {
+                        out.append(piece)
+                        piece = ""
+                    }
+                    piece.append(character)
+                }
+                line = piece
             } else {
                 line += line.isEmpty ? String(word) : " " + word
             }
@@ -119,4 +128,9 @@ enum PreviewPrinter {
         if !line.isEmpty { out.append(line) }
         return out
     }
+}
+
+/// The terminal columns `text` takes (see ``displayWidth(_:)``).
+func columns<S: StringProtocol>(_ text: S) -> Int {
+    text.unicodeScalars.reduce(0) { $0 + displayWidth($1) }
 }

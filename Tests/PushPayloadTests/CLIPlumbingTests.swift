@@ -214,3 +214,25 @@ import Testing
         #expect(!nowhere.stderr.contains("NSCocoaErrorDomain"))
     }
 }
+
+@Suite struct PreviewBoxTests {
+    /// Terminal columns for the test's text: CJK and full-width forms take two.
+    func width(_ line: Substring) -> Int {
+        line.unicodeScalars.reduce(0) { $0 + ((0x3000...0x9FFF).contains($1.value) || (0xFF00...0xFF60).contains($1.value) ? 2 : 1) }
+    }
+
+    @Test func wideCharactersKeepTheBoxAligned() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("box-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("w.yml")
+        try "name: w\ntitle: \"こんにちは、{{${first_name}}}さん！\"\nbody: \"今日のレッスンは「キャンバス」です。がんばってください。今日のレッスンは「キャンバス」です。\"\n"
+            .write(to: file, atomically: true, encoding: .utf8)
+        let r = try runPushliquid(["preview", file.path, "--profile", "Profiles/ana.json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let box = r.stdout.split(separator: "\n").filter { $0.hasPrefix("│") || $0.hasPrefix("┌") || $0.hasPrefix("└") }
+            .map { $0.hasSuffix("  title") ? $0.dropLast(7) : $0 }
+        #expect(box.count == 5, "the body wraps onto two lines: \(box)")
+        #expect(Set(box.map(width)).count == 1, "every line of the box is as wide: \(box)")
+    }
+}
