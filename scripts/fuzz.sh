@@ -23,7 +23,13 @@ source scripts/bootstrap.sh
 SHARED=${PUSHLIQUID_SHARED:-../shared}
 # ld.gold fails on these objects (an internal error in its DWARF reader): link with lld.
 FLAGS=(-c release --package-path Fuzz --product "$TARGET" -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld)
-swift build "${FLAGS[@]}" >&2
+# SwiftPM can keep a stale list of the root package's files in this nested package's build
+# (a file added to Sources/ is then "not in scope"): clean once and retry before giving up.
+if ! swift build "${FLAGS[@]}" >&2; then
+    echo "fuzz: build failed; cleaning the nested package's build and retrying" >&2
+    swift package --package-path Fuzz clean >&2
+    swift build "${FLAGS[@]}" >&2
+fi
 BIN="$(swift build "${FLAGS[@]}" --show-bin-path)/$TARGET"
 CORPUS=Fuzz/corpus/$TARGET SEEDS=Fuzz/corpus/$TARGET-seeds CRASHES=Fuzz/crashes/$TARGET
 mkdir -p "$CORPUS" "$CRASHES"

@@ -14,6 +14,8 @@ extension PushLiquidCommand {
                 render in one render session, as a message's fields do in the send pipeline (each \
                 field still a separate render). The last line is \
                 `render_seconds=S renders=N`, the figure the reference's script prints.
+
+                Exit codes: 0 measured, 1 a file that does not read or parse, 2 usage error.
                 """
         )
 

@@ -14,7 +14,9 @@ extension PushLiquidCommand {
             discussion: """
                 Cases tagged 'strict' parse in strict mode, the rest in lax mode; 'invalid' cases \
                 must fail. Prints every failure with its expected and actual output, then \
-                'N passed, N failed'. Exits 1 when any case fails.
+                'N passed, N failed'.
+
+                Exit codes: 0 every case passed, 1 some case failed or the file is not a suite, 2 usage error.
                 """
         )
 

@@ -8,7 +8,12 @@ extension PushLiquidCommand {
     struct Preview: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show a campaign as a person sees it: title, subtitle, body, key-value pairs and the payload's size.",
-            discussion: "With no arguments it previews the bundled learning-progress example for Profiles/ana.json."
+            discussion: """
+                With no arguments it previews the bundled learning-progress example for Profiles/ana.json. \
+                Warnings (unknown filters, Connected Content calls without an answer) go to standard error.
+
+                Exit codes: 0 rendered, 3 aborted, 1 template or data error, 2 usage error.
+                """
         )
 
         @OptionGroup var options: RecipientOptions
@@ -32,7 +37,12 @@ extension PushLiquidCommand {
     struct Render: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Render a campaign's payload JSON for one recipient on standard output.",
-            discussion: "Exit codes: 0 rendered, 3 aborted (the reason on standard error), 1 template or data error, 2 usage error."
+            discussion: """
+                Warnings (unknown filters, Connected Content calls without an answer) go to standard error.
+
+                Exit codes: 0 rendered, 3 aborted (the reason on standard error), 1 template or data error \
+                (or output that could not be written), 2 usage error.
+                """
         )
 
         @OptionGroup var options: RecipientOptions

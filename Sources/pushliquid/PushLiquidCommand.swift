@@ -10,7 +10,9 @@ struct PushLiquidCommand: ParsableCommand {
         discussion: """
             Campaigns live in Templates/<name>.yml, user profiles (Braze user exports) in Profiles/.
             Exit codes: 0 success, 1 template or data error, 2 usage error, 3 message aborted (render),
-            4 batch finished with failed lines.
+            4 batch finished with failed lines. Each command's --help lists its own.
+
+            Shell completion: pushliquid --generate-completion-script bash|zsh|fish.
             """,
         version: "pushliquid \(pushLiquidVersion)",
         subcommands: [Preview.self, Render.self, Check.self, Batch.self, Golden.self, Conformance.self, Bench.self, RenderTemplate.self],

@@ -5,7 +5,8 @@ extension PushLiquidCommand {
     struct RenderTemplate: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "liquid",
-            abstract: "Render a standard Liquid template file with JSON data."
+            abstract: "Render a standard Liquid template file with JSON data.",
+            discussion: "Exit codes: 0 rendered, 1 template or data error (or output that could not be written), 2 usage error."
         )
 
         @Argument(help: "The template file ('-' for standard input).")

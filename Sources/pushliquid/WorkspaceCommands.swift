@@ -229,7 +229,12 @@ extension PushLiquidCommand {
     struct Golden: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Compare every campaign × profile payload (iOS and Android) with Tests/Golden/; --update rewrites them.",
-            discussion: "Exits 1 when a golden file differs or is missing (without --update)."
+            discussion: """
+                Shows, for each file that differs, the lines that changed (- golden, + now).
+
+                Exit codes: 0 every file matches (or --update wrote them), 1 some file differs, is missing \
+                or stale, or a campaign or profile does not read, 2 usage error.
+                """
         )
 
         @Flag(name: .long, help: "Rewrite the golden files (and remove stale ones).")

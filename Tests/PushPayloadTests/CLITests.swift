@@ -143,10 +143,13 @@ import Testing
     }
 
     @Test func helpForEveryCommand() throws {
-        for command in ["preview", "render", "check", "batch", "golden", "conformance"] {
+        for command in ["preview", "render", "check", "batch", "golden", "conformance", "bench", "liquid"] {
             let r = try runPushliquid([command, "--help"])
             #expect(r.status == 0)
             #expect(r.stdout.contains("USAGE: pushliquid \(command)"))
+            #expect(r.stdout.contains("Exit code") || r.stdout.contains("Exit status"), "\(command) --help lists its exit codes")
         }
+        let completion = try runPushliquid(["--generate-completion-script", "bash"])
+        #expect(completion.status == 0 && completion.stdout.contains("_pushliquid"))
     }
 }
