@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Runs the whole test suite (Swift Testing), including the Golden Liquid conformance suite
-# from ../shared/conformance/golden-liquid (required when CI=true).
+# from ../shared/conformance/golden-liquid (required when CI=true), then builds the DocC
+# documentation with warnings as errors (a broken symbol link fails the run).
+#   scripts/test.sh              # everything
+#   scripts/test.sh ARGS...      # swift test ARGS... only (say --filter CLITests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
-exec swift test "$@"
+swift test "$@"
+if [ $# -eq 0 ]; then
+    scripts/docs.sh
+fi

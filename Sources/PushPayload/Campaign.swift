@@ -210,7 +210,7 @@ public struct CampaignError: Error, Sendable, Equatable, CustomStringConvertible
     /// What is wrong.
     public var message: String
 
-    /// Reads `bytes` as the text of `file` (see ``SourceText``): invalid UTF-8 is an error at
+    /// Reads `bytes` as the text of `file` (see `SourceText`): invalid UTF-8 is an error at
     /// its line and column.
     public static func text<Bytes: Collection<UInt8>>(_ bytes: Bytes, file: String) throws -> String {
         do { return try SourceText.decode(bytes, name: file) } catch let error as LiquidError {

@@ -5,7 +5,7 @@ import Personalization
 /// The field-render benchmark behind `pushliquid bench`: a template set in the shape of
 /// `w1-learning-progress.*.json` (`title`, `body`, `key_value_pairs`), compiled once, rendered
 /// for every context on one thread, with JSON decoding outside the timed loop, the way the
-/// reference's script measures it. Each context's fields render in one ``RenderSession``, as
+/// reference's script measures it. Each context's fields render in one `RenderSession`, as
 /// the send pipeline renders a message (each field still a separate render).
 public struct FieldRenderBenchmark {
     /// The compiled fields.

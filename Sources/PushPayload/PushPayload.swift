@@ -30,7 +30,7 @@ public struct PushPayload: Sendable, Equatable {
         self.init(platform: platform, serialized: json.jsonString, fields: fields)
     }
 
-    /// A payload from its serialized JSON text (compact, as ``LiquidValue/jsonString`` writes it).
+    /// A payload from its serialized JSON text (compact, as `LiquidValue.jsonString` writes it).
     public init(platform: Platform, serialized: String, fields: [RenderedCampaignField]) {
         self.platform = platform
         self.fields = fields

@@ -156,3 +156,20 @@ func payload(_ json: String) throws -> LiquidValue { try JSONValueParser.parse(j
         #expect(throws: ContentViewError.self) { try MatchGameModel(userInfo: try payload(#"{"max_turns": "x"}"#)) }
     }
 }
+
+/// ContentViews.docc's getting-started example, run as written.
+@Suite struct ContentViewsDocumentationExampleTests {
+    @Test func gettingStarted() throws {
+        let payload = try JSONValueParser.parse(#"""
+            {"completed_session_count": "4", "total_session_count": "6",
+             "next_session_name": "Canvas Flows", "next_session_complete_date": "2026-07-04"}
+            """#)
+        let progress = try ProgressModel(userInfo: payload)
+        #expect("\(progress.completed) of \(progress.total)" == "4 of 6")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("docs-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try AnalyticsStore(directory: folder.appendingPathComponent("analytics"))
+        _ = try store.append(.event("progress_viewed", user: .externalID("user-ana")))
+        #expect(try store.pending().entries.count == 1)
+    }
+}

@@ -37,7 +37,7 @@ public struct PayloadReader {
     public init(userInfo: LiquidValue) { self.userInfo = userInfo }
 
     /// A reader over a `userInfo` dictionary as iOS delivers it. Values nested deeper than
-    /// ``JSONValueParser/maxDepth`` are read as `nil` (no content view reads below the top level).
+    /// `JSONValueParser.maxDepth` are read as `nil` (no content view reads below the top level).
     public init(userInfo: [AnyHashable: Any]) { self.userInfo = Self.convert(userInfo, depth: 0) }
 
     static func convert(_ any: Any, depth: Int) -> LiquidValue {

@@ -6,7 +6,9 @@
 public enum SourceText {
     /// The text of `bytes`, without a leading byte order mark.
     ///
-    /// - Parameter name: the file's name, for the error.
+    /// - Parameters:
+    ///   - bytes: the file's bytes.
+    ///   - name: the file's name, for the error.
     /// - Throws: ``LiquidError`` with reason ``LiquidError/Reason/invalidUTF8(byte:)`` at the
     ///   line and column (in characters, after the byte order mark) of the first invalid byte.
     public static func decode<Bytes: Collection<UInt8>>(_ bytes: Bytes, name: String?) throws -> String {
