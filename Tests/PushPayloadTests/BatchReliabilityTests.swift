@@ -133,7 +133,6 @@ func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) -
         // Nine levels of ten aliases each: a billion values from a file of a few hundred bytes.
         var yaml = "name: laughs\ntitle: t\nbody: b\npreview:\n  api_trigger_properties:\n    a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
         for i in 1...9 { yaml += "    a\(i): &a\(i) [" + Array(repeating: "*a\(i - 1)", count: 10).joined(separator: ", ") + "]\n" }
-        let started = Date()
         do {
             _ = try compile(yaml)
             Issue.record("no error for a billion laughs")
@@ -141,7 +140,6 @@ func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) -
             #expect(error.message.contains("more than 100000 YAML nodes"), "\(error)")
             #expect(error.location != nil)
         }
-        #expect(Date().timeIntervalSince(started) < 10)
     }
 
     @Test func deeplyNestedFilesLoadOnSmallStacks() throws {

@@ -139,9 +139,8 @@ private func isOutOfRange(_ reason: LiquidError.Reason?) -> Bool {
     @Test func appendingInALoopStopsAtTheAssignScore() throws {
         let fifty = String(repeating: "x", count: 50)
         let t = try env().parse("{% assign a = '' %}{% for i in (1..200000) %}{% assign a = a | append: '\(fifty)' %}{% endfor %}")
-        let started = Date()
+        // (The reason says it stopped after about 2,000 appends, not 200,000.)
         #expect(reason { try t.render() } == .limitExceeded(.assignScore(100_000_000)))
-        #expect(Date().timeIntervalSince(started) < 60, "stops after about 2,000 appends, not 200,000")
     }
 
     @Test func replaceThatMultipliesIsRefusedBeforeItIsBuilt() throws {
@@ -178,10 +177,9 @@ private func isOutOfRange(_ reason: LiquidError.Reason?) -> Bool {
     @Test func timeLimitEndsALongRender() throws {
         var e = env(LiquidLimits(renderSeconds: 0.2))
         e.register(Self.slow)
+        // 100,000 calls of 2 ms would take 200 s: the limit's reason says it ended the render.
         let t = try e.parse("{% for i in (1..100000) %}{{ i | slow }}{% endfor %}")
-        let started = Date()
         #expect(reason { try t.render() } == .limitExceeded(.renderSeconds(0.2)))
-        #expect(Date().timeIntervalSince(started) < 5)
     }
 
     @Test func timeLimitCoversAWholeSession() throws {
@@ -222,10 +220,9 @@ private func isOutOfRange(_ reason: LiquidError.Reason?) -> Bool {
         var partials: [String: String] = [:]
         for i in 0..<30 { partials["p\(i)"] = "x{% include 'p\(i + 1)' %}{% include 'p\(i + 1)' %}" }
         partials["p30"] = "y"
-        let t = try LiquidEnvironment(fileSystem: InMemoryFileSystem(partials)).parse("{% include 'p0' %}")
-        let started = Date()
+        // (No time limit here: the step limit must end it, however slow the machine.)
+        let t = try LiquidEnvironment(fileSystem: InMemoryFileSystem(partials), limits: LiquidLimits(renderSeconds: 3_600)).parse("{% include 'p0' %}")
         #expect(reason { try t.render() } == .limitExceeded(.renderSteps(1_000_000)))
-        #expect(Date().timeIntervalSince(started) < 30)
         // A self-including partial stops at the partial depth at once.
         let selfIncluding = try LiquidEnvironment(fileSystem: InMemoryFileSystem(["t": "{% include 't' %}"])).parse("{% include 't' %}")
         #expect(reason { try selfIncluding.render() } == .limitExceeded(.partialDepth(50)))
@@ -315,9 +312,8 @@ extension ResourceLimitTests {
         var e = env(LiquidLimits(renderSeconds: 0.2))
         e.register(Self.slow)
         // One node, one step: the limit is checked between filter calls too.
+        // 2,000 calls of 2 ms would take 4 s, all within one step.
         let t = try e.parse("{{ 1" + String(repeating: " | slow", count: 2_000) + " }}")
-        let started = Date()
         #expect(reason { try t.render() } == .limitExceeded(.renderSeconds(0.2)))
-        #expect(Date().timeIntervalSince(started) < 2)
     }
 }
