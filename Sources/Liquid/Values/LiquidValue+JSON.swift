@@ -55,6 +55,8 @@ public struct JSONValueParser {
     }
 
     private mutating func parseDocument() throws -> LiquidValue {
+        // A UTF-8 byte order mark (a file saved on Windows, the first line of an NDJSON file).
+        if end - i >= 3, buf[i] == 0xEF, buf[i + 1] == 0xBB, buf[i + 2] == 0xBF { i += 3 }
         skipSpace()
         let v = try value()
         skipSpace()

@@ -48,3 +48,11 @@ import Testing
         #expect(try valid.parse() == ["é": "ü\n€"])
     }
 }
+
+extension SourceTextTests {
+    @Test func aJSONDocumentMayStartWithAByteOrderMark() throws {
+        var parser = JSONValueParser(bytes: [0xEF, 0xBB, 0xBF] + Array(#"{"a": 1}"#.utf8))
+        #expect(try parser.parse() == ["a": 1])
+        #expect(try JSONValueParser.parse("\u{FEFF}[1]") == [1])
+    }
+}
