@@ -22,8 +22,9 @@ extension PushLiquidCommand {
             let compiled = try options.compiledCampaign()
             let (document, profileName) = try options.document(for: compiled)
             let platform = options.platform.platform
-            // What check says, then what the render warned about (on standard error).
-            var warnings = compiled.checkDiagnostics()
+            // What check says (warnings here: the render goes on), then what the render warned
+            // about, on standard error.
+            var warnings = compiled.checkDiagnostics().map { var d = $0; d.severity = .warning; return d }
             let result = compiled.render(document, platform: platform, warnings: &warnings)
             for warning in warnings { printError(warning.description) }
             output(PreviewPrinter.render(campaign: compiled.campaign, profile: profileName, document: document, platform: platform, result: result))
@@ -54,8 +55,9 @@ extension PushLiquidCommand {
         func run() throws {
             let compiled = try options.compiledCampaign()
             let (document, _) = try options.document(for: compiled)
-            // What check says, then what the render warned about (on standard error).
-            var warnings = compiled.checkDiagnostics()
+            // What check says (warnings here: the render goes on), then what the render warned
+            // about, on standard error.
+            var warnings = compiled.checkDiagnostics().map { var d = $0; d.severity = .warning; return d }
             let result = compiled.render(document, platform: options.platform.platform, warnings: &warnings)
             for warning in warnings { printError(warning.description) }
             switch result {
