@@ -132,20 +132,34 @@ func readBytes(_ path: String) throws -> [UInt8] {
         throw ToolError.usage("cannot read '\(path)': \(String(cString: strerror(errno)))")
     }
     defer { if fd != 0 { close(fd) } }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    // A regular file is read straight into a buffer of its size; a pipe in growing steps.
+    var info = stat()
+    let expected = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : 0
+    guard expected <= maxInputFileBytes else {
+        throw ToolError(message: "error: '\(path)' is larger than \(maxInputFileBytes >> 20) MiB")
+    }
+    var buffer = [UInt8](repeating: 0, count: max(expected + 1, 1 << 16))
+    var count = 0
     while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n == 0 { return bytes }
+        if count == buffer.count {
+            guard count < maxInputFileBytes else {
+                throw ToolError(message: "error: '\(path)' is larger than \(maxInputFileBytes >> 20) MiB")
+            }
+            buffer.append(contentsOf: repeatElement(0, count: min(buffer.count, maxInputFileBytes + 1 - buffer.count)))
+        }
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+        if n == 0 { break }
         if n < 0 {
             if errno == EINTR { continue }
             throw ToolError(message: "error: cannot read '\(path)': \(String(cString: strerror(errno)))")
         }
-        guard bytes.count + n <= maxInputFileBytes else {
-            throw ToolError(message: "error: '\(path)' is larger than \(maxInputFileBytes >> 20) MiB")
-        }
-        bytes.append(contentsOf: chunk[..<n])
+        count += n
     }
+    guard count <= maxInputFileBytes else {
+        throw ToolError(message: "error: '\(path)' is larger than \(maxInputFileBytes >> 20) MiB")
+    }
+    buffer.removeLast(buffer.count - count)
+    return buffer
 }
 
 /// Reads a text file (`-` is standard input): a leading UTF-8 byte order mark is dropped, and

@@ -205,7 +205,8 @@ extension PushLiquidCommand {
                         summary = s
                         if showProgress { FileHandle.standardError.write(Data("\rbatch: \(s.lines) lines...".utf8)) }
                     })
-                if out != 1 && fsync(out) != 0 {
+                // (Devices and pipes, such as /dev/null, cannot be synced: EINVAL is not a failure.)
+                if out != 1 && fsync(out) != 0 && errno != EINVAL {
                     throw ToolError(message: "error: cannot write '\(output!)': \(String(cString: strerror(errno)))")
                 }
             } catch {

@@ -101,6 +101,18 @@ import Testing
         #expect(message.contains("error: cannot write standard output: No space left on device"))
     }
 
+    @Test func endlessInputsAndDevicesAreHandled() throws {
+        // An endless "file" stops at the input limit instead of filling memory.
+        let endless = try runPushliquid(["liquid", "-", "--data", "/dev/zero"], stdin: "{{ x }}")
+        #expect(endless.status == 1)
+        #expect(endless.stderr.contains("'/dev/zero' is larger than 64 MiB"))
+        // A device as batch output (it cannot be synced) is not a write error.
+        let line = #"{"profile": {"external_id": "a", "first_name": "ana", "custom_attributes": {"completed_session_count": 1, "total_session_count": 4}}, "api_trigger_properties": {"next_session_name": "X", "next_session_complete_date": "2026-01-02"}}"#
+        let batch = try runPushliquid(["batch", "learning-progress", "--output", "/dev/null"], stdin: line + "\n")
+        #expect(batch.status == 0, "\(batch.stderr)")
+        #expect(batch.stderr.contains("1 rendered"))
+    }
+
     @Test func versionIsPrinted() throws {
         let r = try runPushliquid(["--version"])
         #expect(r.status == 0)

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Source text read from bytes: templates, content blocks, campaign files, JSON documents.
 ///
 /// A UTF-8 byte order mark at the start is dropped (editors on Windows write one), and
@@ -14,7 +20,15 @@ public enum SourceText {
     public static func decode<Bytes: Collection<UInt8>>(_ bytes: Bytes, name: String?) throws -> String {
         var array = Array(bytes)
         if array.starts(with: [0xEF, 0xBB, 0xBF]) { array.removeFirst(3) }
-        if let text = String(validating: array, as: UTF8.self) { return text }
+        // Decoding repairs invalid UTF-8 (quickly); the text is valid when the repair changed
+        // nothing, which one comparison of the bytes tells.
+        var text = String(decoding: array, as: UTF8.self)
+        let unchanged = text.utf8.count == array.count && text.withUTF8 { decoded in
+            array.withUnsafeBufferPointer { original in
+                original.isEmpty || memcmp(decoded.baseAddress!, original.baseAddress!, original.count) == 0
+            }
+        }
+        if unchanged { return text }
         let offset = array.withUnsafeBufferPointer { firstInvalidUTF8(in: $0) } ?? array.count
         let before = String(decoding: array[..<offset], as: UTF8.self)
         throw LiquidError(.invalidUTF8(byte: offset < array.count ? array[offset] : 0),
