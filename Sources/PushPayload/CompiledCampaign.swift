@@ -323,10 +323,11 @@ public struct CompiledCampaign: Sendable {
             json.endObject()
             // Braze's own keys: the campaign's id ("c") and the attachment; none without either
             // (a campaign without campaign.api_id sends no null id).
-            if campaign.apiID != nil || image != nil {
+            let apiID = campaign.apiID
+            if apiID != nil || image != nil {
                 json.key("ab")
                 json.beginObject()
-                if let id = campaign.apiID { json.key("c"); json.string(id) }
+                if let id = apiID { json.key("c"); json.string(id) }
                 if let image {
                     json.key("att")
                     json.beginObject()

@@ -138,28 +138,43 @@ func readBytes(_ path: String) throws -> [UInt8] {
     guard expected <= maxInputFileBytes else {
         throw ToolError(message: "error: '\(path)' is larger than \(maxInputFileBytes >> 20) MiB")
     }
-    var buffer = [UInt8](repeating: 0, count: max(expected + 1, 1 << 16))
-    var count = 0
-    while true {
-        if count == buffer.count {
-            guard count < maxInputFileBytes else {
-                throw ToolError(message: "error: '\(path)' is larger than \(maxInputFileBytes >> 20) MiB")
+    var bytes: [UInt8] = []
+    var ended = false
+    /// Reads into `bytes` up to `want` more bytes (fewer at the end of the input).
+    func readMore(_ want: Int) throws {
+        var failure: Int32 = 0
+        let before = bytes.count
+        let more = try [UInt8](unsafeUninitializedCapacity: want) { buffer, initialized in
+            var count = 0
+            while count < want {
+                let n = read(fd, buffer.baseAddress! + count, want - count)
+                if n == 0 { ended = true; break }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    break
+                }
+                count += n
             }
-            buffer.append(contentsOf: repeatElement(0, count: min(buffer.count, maxInputFileBytes + 1 - buffer.count)))
+            initialized = count
+            if failure != 0 { throw ToolError(message: "error: cannot read '\(path)': \(String(cString: strerror(failure)))") }
         }
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
-        if n == 0 { break }
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw ToolError(message: "error: cannot read '\(path)': \(String(cString: strerror(errno)))")
-        }
-        count += n
+        if before == 0 { bytes = more } else { bytes += more }
     }
-    guard count <= maxInputFileBytes else {
+    // A regular file in one read of its size (and one more byte, to see that it ended); a pipe
+    // in steps that double, never past the limit and one byte.
+    var step = max(expected + 1, 1 << 16)
+    while !ended {
+        guard bytes.count <= maxInputFileBytes else {
+            throw ToolError(message: "error: '\(path)' is larger than \(maxInputFileBytes >> 20) MiB")
+        }
+        try readMore(min(step, maxInputFileBytes + 1 - bytes.count))
+        step = max(step, bytes.count)
+    }
+    guard bytes.count <= maxInputFileBytes else {
         throw ToolError(message: "error: '\(path)' is larger than \(maxInputFileBytes >> 20) MiB")
     }
-    buffer.removeLast(buffer.count - count)
-    return buffer
+    return bytes
 }
 
 /// Reads a text file (`-` is standard input): a leading UTF-8 byte order mark is dropped, and

@@ -35,19 +35,39 @@ public enum SourceText {
                           location: SourceLocation(utf8Offset: before.utf8.count, in: before), templateName: name)
     }
 
-    /// The offset of the first byte of `bytes` that does not start or continue a valid UTF-8
-    /// sequence (a stray continuation byte, a truncated or overlong sequence, a surrogate),
-    /// or `nil` when all of it is valid.
+    /// The offset of the first byte of `bytes` that does not start a valid UTF-8 sequence (a
+    /// stray continuation byte, the lead byte of a truncated or overlong sequence or of a
+    /// surrogate), or `nil` when all of it is valid. ASCII is read eight bytes at a time.
     public static func firstInvalidUTF8(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        var iterator = bytes.makeIterator()
-        var parser = Unicode.UTF8.ForwardParser()
-        var offset = 0
-        while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid(let scalar): offset += scalar.count
-            case .emptyInput: return nil
-            case .error: return offset
+        guard let p = bytes.baseAddress else { return nil }
+        let n = bytes.count
+        var i = 0
+        while i < n {
+            while i + 8 <= n, UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8 }
+            if i >= n { break }
+            let b0 = p[i]
+            if b0 < 0x80 { i += 1; continue }
+            // Well-formed sequences (Unicode, table 3-7).
+            if b0 < 0xC2 { return i }
+            if b0 < 0xE0 {
+                guard i + 1 < n, p[i + 1] & 0xC0 == 0x80 else { return i }
+                i += 2
+            } else if b0 < 0xF0 {
+                guard i + 2 < n else { return i }
+                let b1 = p[i + 1]
+                let low: UInt8 = b0 == 0xE0 ? 0xA0 : 0x80, high: UInt8 = b0 == 0xED ? 0x9F : 0xBF
+                guard b1 >= low, b1 <= high, p[i + 2] & 0xC0 == 0x80 else { return i }
+                i += 3
+            } else if b0 < 0xF5 {
+                guard i + 3 < n else { return i }
+                let b1 = p[i + 1]
+                let low: UInt8 = b0 == 0xF0 ? 0x90 : 0x80, high: UInt8 = b0 == 0xF4 ? 0x8F : 0xBF
+                guard b1 >= low, b1 <= high, p[i + 2] & 0xC0 == 0x80, p[i + 3] & 0xC0 == 0x80 else { return i }
+                i += 4
+            } else {
+                return i
             }
         }
+        return nil
     }
 }

@@ -115,7 +115,7 @@ extension LiquidTemplate {
 /// Renders several templates against the same data and options; see
 /// ``LiquidTemplate/withSession(_:options:_:)``. Use it only inside that call's closure.
 public struct RenderSession {
-    let context: RenderContext
+    @usableFromInline let context: RenderContext
 
     /// Renders `template` (a separate render: nothing of the previous one remains) and
     /// returns its output. Throws ``LiquidError`` as ``LiquidTemplate/render(_:options:)`` does.
@@ -137,5 +137,5 @@ public struct RenderSession {
     /// Content call that failed, an unknown time zone.
     public var warnings: [LiquidError] { context.warnings }
     /// Whether the last render warned (no array copied: for loops over millions of renders).
-    public var hasWarnings: Bool { !context.warnings.isEmpty }
+    @inlinable public var hasWarnings: Bool { !context.warnings.isEmpty }
 }

@@ -55,6 +55,13 @@ public struct JSONValueParser {
     }
 
     private mutating func parseDocument() throws -> LiquidValue {
+        // The document is text: invalid UTF-8 anywhere in it is an error at its place (in a
+        // string it would otherwise become U+FFFD in a payload without a word). One pass,
+        // eight ASCII bytes at a time; strings are then valid, as quotes are ASCII.
+        if let bad = SourceText.firstInvalidUTF8(in: UnsafeBufferPointer(rebasing: buf[start..<end])) {
+            i = start + bad
+            throw error("invalid UTF-8 (byte 0x\(String(buf[i], radix: 16, uppercase: true)))")
+        }
         // A UTF-8 byte order mark (a file saved on Windows, the first line of an NDJSON file).
         if end - i >= 3, buf[i] == 0xEF, buf[i + 1] == 0xBB, buf[i + 2] == 0xBF { i += 3 }
         skipSpace()
@@ -178,12 +185,9 @@ public struct JSONValueParser {
     private mutating func objectKey() throws -> PropertyKey {
         let start = i + 1
         var j = start
-        var high: UInt8 = 0
         while j < end {
             let b = buf[j]
-            high |= b
             if b == UInt8(ascii: "\"") {
-                if high >= 0x80 { try checkUTF8(start..<j) }
                 let key = interner!._withUnsafeGuaranteedRef { $0.key(UnsafeBufferPointer(rebasing: buf[start..<j])) }
                 i = j + 1
                 return key
@@ -196,15 +200,11 @@ public struct JSONValueParser {
 
     private mutating func string() throws -> String {
         i += 1
-        let start = i
         // Fast path: no escapes before the closing quote.
         var j = i
-        var high: UInt8 = 0
         while j < end {
             let b = buf[j]
-            high |= b
             if b == UInt8(ascii: "\"") {
-                if high >= 0x80 { try checkUTF8(start..<j) }
                 let s = String(decoding: UnsafeBufferPointer(rebasing: buf[i..<j]), as: UTF8.self)
                 i = j + 1
                 return s
@@ -215,12 +215,7 @@ public struct JSONValueParser {
         var out: [UInt8] = []
         while i < end {
             let b = buf[i]
-            if b == UInt8(ascii: "\"") {
-                // Escapes add only valid UTF-8: the raw text says whether the string is valid.
-                try checkUTF8(start..<i)
-                i += 1
-                return String(decoding: out, as: UTF8.self)
-            }
+            if b == UInt8(ascii: "\"") { i += 1; return String(decoding: out, as: UTF8.self) }
             if b == UInt8(ascii: "\\") {
                 i += 1
                 guard i < end else { break }
@@ -256,15 +251,6 @@ public struct JSONValueParser {
             i += 1
         }
         throw error("unterminated string")
-    }
-
-    /// Throws at the first byte of `buf[range]` that is not valid UTF-8: a document's strings
-    /// are text, and U+FFFD in their place would reach payloads without a word.
-    private mutating func checkUTF8(_ range: Range<Int>) throws {
-        if let bad = SourceText.firstInvalidUTF8(in: UnsafeBufferPointer(rebasing: buf[range])) {
-            i = range.lowerBound + bad
-            throw error("invalid UTF-8 (byte 0x\(String(buf[i], radix: 16, uppercase: true)))")
-        }
     }
 
     private mutating func hex4() throws -> UInt32 {
