@@ -55,9 +55,8 @@ struct RecipientOptions: ParsableArguments {
             guard !Workspace.isDirectory(URL(fileURLWithPath: campaign)) else { throw ToolError.usage("'\(campaign)' is a folder, not a campaign file") }
             return URL(fileURLWithPath: campaign)
         }
-        for ext in ["yml", "yaml", "json"] {
-            let url = folder.appendingPathComponent("\(campaign).\(ext)")
-            if FileManager.default.fileExists(atPath: url.path) { return url }
+        if let url = try? CampaignWorkspace(folders: Workspace.Folders(templates: folder, profiles: nil)).campaignFile(named: campaign) {
+            return url
         }
         throw ToolError.usage("no campaign '\(campaign)' (not a file, and not in \(displayPath(folder))/)")
     }
@@ -88,19 +87,14 @@ struct RecipientOptions: ParsableArguments {
     }
 
     func dialect() throws -> BrazeDialect {
-        let templatesURL = try folders().templates
-        let connected: ConnectedContentConfiguration?
-        if online {
-            connected = ConnectedContentConfiguration(client: HTTPConnectedContentClient())
-        } else {
-            do { connected = try Workspace.offlineConnectedContent(templates: templatesURL) } catch let error as CampaignError {
-                throw ToolError(message: error.description)
-            } catch {
-                throw ToolError(message: "\(displayPath(templatesURL))/connected_content.json: error: \(error)")
-            }
+        let workspace = CampaignWorkspace(folders: try folders())
+        do {
+            return try workspace.dialect(connectedContent: online ? ConnectedContentConfiguration(client: HTTPConnectedContentClient()) : nil)
+        } catch let error as CampaignError {
+            throw ToolError(message: error.description)
+        } catch {
+            throw ToolError(message: "\(displayPath(workspace.folders.templates))/connected_content.json: error: \(error)")
         }
-        return BrazeDialect(contentBlocks: DirectoryContentBlocks(directory: templatesURL.appendingPathComponent("content_blocks")),
-                            connectedContent: connected)
     }
 
     /// Loads and compiles the campaign; file errors exit 1 with file, line and column.
