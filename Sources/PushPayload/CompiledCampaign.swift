@@ -249,7 +249,7 @@ public struct CompiledCampaign: Sendable {
             let largest = messageFields.indices.map { (messageFields[$0].name, texts.range($0).count) }
                 .sorted { $0.1 > $1.1 }.prefix(3)
                 .map { "\($0.0) (\($0.1) bytes)" }
-            return .failed(.payloadTooLarge(bytes: bytes, limit: platform.sizeLimit, largestFields: largest))
+            return .failed(.payloadTooLarge(bytes: bytes, limit: platform.sizeLimit, largestFields: largest, file: campaign.file))
         }
         return nil
     }
@@ -269,7 +269,9 @@ public struct CompiledCampaign: Sendable {
         let range = texts.range(index)
         var parser = JSONValueParser(buffer: texts.bytes, range: (range.lowerBound + prefix.count)..<range.upperBound)
         do { json.value(try parser.parse()) } catch let e as JSONValueParser.SyntaxError {
-            throw PayloadError.invalidJSONValue(field: name, message: "\(e.line):\(e.column): \(e.message)")
+            let field = fields.first { $0.field.name == name }?.field
+            throw PayloadError.invalidJSONValue(field: name, file: campaign.file, location: field.map { SourceLocation(line: $0.line, column: $0.column) },
+                                                message: "\(e.line):\(e.column): \(e.message)")
         }
     }
 

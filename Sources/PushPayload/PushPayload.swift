@@ -67,10 +67,10 @@ public enum PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
     case liquid(field: String, file: String, location: SourceLocation?, message: String)
     /// `ios.badge` rendered to something that is not an integer.
     case badgeNotInteger(rendered: String, file: String, location: SourceLocation?)
-    /// A `$json:` key-value pair whose JSON does not parse.
-    case invalidJSONValue(field: String, message: String)
+    /// A `$json:` key-value pair whose JSON does not parse (the field's place in the file).
+    case invalidJSONValue(field: String, file: String, location: SourceLocation?, message: String)
     /// The serialized payload is over the platform's cap; the largest fields are named.
-    case payloadTooLarge(bytes: Int, limit: Int, largestFields: [String])
+    case payloadTooLarge(bytes: Int, limit: Int, largestFields: [String], file: String)
     /// The render context document was not valid.
     case invalidContext(String)
 
@@ -80,10 +80,10 @@ public enum PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(file)\(location.map { ":\($0.line):\($0.column)" } ?? ""): error: in \(field): \(message)"
         case .badgeNotInteger(let rendered, let file, let location):
             return "\(file)\(location.map { ":\($0.line):\($0.column)" } ?? ""): error: ios.badge must render to an integer, got '\(rendered)'"
-        case .invalidJSONValue(let field, let message):
-            return "error: \(field): invalid $json: value: \(message)"
-        case .payloadTooLarge(let bytes, let limit, let largest):
-            return "error: payload is \(bytes) bytes, over the \(limit)-byte limit; largest fields: \(largest.joined(separator: ", "))"
+        case .invalidJSONValue(let field, let file, let location, let message):
+            return "\(file)\(location.map { ":\($0.line):\($0.column)" } ?? ""): error: in \(field): invalid $json: value (as rendered): \(message)"
+        case .payloadTooLarge(let bytes, let limit, let largest, let file):
+            return "\(file): error: payload is \(bytes) bytes, over the \(limit)-byte limit; largest fields: \(largest.joined(separator: ", "))"
         case .invalidContext(let message):
             return "error: \(message)"
         }

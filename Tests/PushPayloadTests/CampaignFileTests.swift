@@ -97,7 +97,7 @@ import Testing
 
     @Test func invalidJSONValueFails() throws {
         let c = try compile("name: b\ntitle: t\nbody: b\nkey_value_pairs:\n  k: '$json:{nope'\n")
-        guard case .failed(.invalidJSONValue(let field, _)) = c.render(try doc("{}"), platform: .ios) else { Issue.record("expected failure"); return }
+        guard case .failed(.invalidJSONValue(let field, _, _, _)) = c.render(try doc("{}"), platform: .ios) else { Issue.record("expected failure"); return }
         #expect(field == "key_value_pairs.k")
     }
 
@@ -105,7 +105,7 @@ import Testing
         let c = try compile("name: big\ntitle: t\nbody: \"{{custom_attribute.${long}}}\"\n")
         let long = String(repeating: "é", count: 2000)  // 4000 bytes
         let result = c.render(try doc(#"{"profile": {"custom_attributes": {"long": "\#(long)"}}}"#), platform: .android)
-        guard case .failed(.payloadTooLarge(let bytes, let limit, let largest)) = result else { Issue.record("\(result)"); return }
+        guard case .failed(.payloadTooLarge(let bytes, let limit, let largest, _)) = result else { Issue.record("\(result)"); return }
         #expect(limit == 3930)
         #expect(bytes > 4000)
         #expect(largest.first == "body (4000 bytes)")
