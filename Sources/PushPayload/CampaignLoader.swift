@@ -85,6 +85,7 @@ struct CampaignReader {
     /// starts at `start` (same indentation), if it can be found.
     static func secondOccurrence(of key: String, inMappingAt start: SourceLocation, in yaml: String) -> SourceLocation? {
         let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
+        guard start.line >= 1, start.line <= lines.count, start.column >= 1 else { return nil }
         let indent = start.column - 1
         var seen = 0
         for number in start.line...max(start.line, lines.count) where number <= lines.count {
