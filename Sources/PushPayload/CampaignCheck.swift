@@ -158,16 +158,17 @@ enum AttributeScan {
         let bytes = Array(source.utf8)
         var out: [Reference] = []
         var i = 0
-        var close: [UInt8]?  // the end of the markup we are in: "}}" or "%}"
-        func at(_ k: Int, _ s: String) -> Bool {
-            let p = Array(s.utf8)
-            return k + p.count <= bytes.count && Array(bytes[k..<(k + p.count)]) == p
+        var close: UInt8?  // the first byte of the end of the markup we are in: "}}" or "%}"
+        /// Whether the two bytes at `k` are `first` and `second`.
+        func at(_ k: Int, _ first: UInt8, _ second: UInt8) -> Bool {
+            k + 1 < bytes.count && bytes[k] == first && bytes[k + 1] == second
         }
+        let brace = UInt8(ascii: "{"), closing = UInt8(ascii: "}"), percent = UInt8(ascii: "%"), dollar = UInt8(ascii: "$")
         while i < bytes.count {
-            if close == nil, at(i, "{{") { close = Array("}}".utf8); i += 2; continue }
-            if close == nil, at(i, "{%") { close = Array("%}".utf8); i += 2; continue }
-            if let c = close, at(i, String(decoding: c, as: UTF8.self)) { close = nil; i += 2; continue }
-            guard at(i, "${") else { i += 1; continue }
+            if close == nil, at(i, brace, brace) { close = closing; i += 2; continue }
+            if close == nil, at(i, brace, percent) { close = percent; i += 2; continue }
+            if let c = close, at(i, c, closing) { close = nil; i += 2; continue }
+            guard at(i, dollar, brace) else { i += 1; continue }
             // The namespace: identifier characters before ".${".
             var start = i
             var namespace: String?

@@ -68,16 +68,11 @@ public enum Workspace {
     }
 
     /// Profiles (`*.json`, Braze user-export objects) by file name without extension, sorted.
+    /// - Throws: the first ``CampaignError`` of ``profilesAndErrors(in:)``.
     public static func profiles(in folder: URL) throws -> [(String, LiquidValue)] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
-        return try names.map { name in
-            let url = folder.appendingPathComponent(name)
-            guard let data = FileManager.default.contents(atPath: url.path) else {
-                throw CampaignError(file: "Profiles/" + name, location: nil, message: "cannot read the profile")
-            }
-            let text = try CampaignError.text(data, file: "Profiles/" + name)
-            return ((name as NSString).deletingPathExtension, try profile(json: text, file: "Profiles/" + name))
-        }
+        let (profiles, errors) = profilesAndErrors(in: folder)
+        if let first = errors.first { throw first }
+        return profiles
     }
 
     /// The profiles in `folder` that read, and an error for each that does not (a folder that

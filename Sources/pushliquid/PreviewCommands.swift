@@ -143,8 +143,3 @@ enum PreviewPrinter {
         return out
     }
 }
-
-/// The terminal columns `text` takes (see ``displayWidth(_:)``).
-func columns<S: StringProtocol>(_ text: S) -> Int {
-    text.unicodeScalars.reduce(0) { $0 + displayWidth($1) }
-}

@@ -287,6 +287,12 @@ extension PushLiquidCommand {
         /// lines shown).
         func lineDiff(_ old: String, _ new: String) -> String {
             let a = old.components(separatedBy: "\n"), b = new.components(separatedBy: "\n")
+            // (The table below is a × b: a file far larger than any payload shows its first
+            // differing line only.)
+            if a.count * b.count > 4_000_000 {
+                let first = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+                return "  first difference at line \(first + 1):\n  - \(first < a.count ? a[first] : "")\n  + \(first < b.count ? b[first] : "")"
+            }
             // Longest common subsequence over lines (golden files are small).
             var lcs = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
             for i in stride(from: a.count - 1, through: 0, by: -1) {
