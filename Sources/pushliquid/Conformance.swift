@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import Liquid
 import Personalization
@@ -12,9 +13,11 @@ extension PushLiquidCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run a conformance suite in the Golden Liquid format.",
             discussion: """
-                Cases tagged 'strict' parse in strict mode, the rest in lax mode; 'invalid' cases \
-                must fail. Prints every failure with its expected and actual output, then \
-                'N passed, N failed'.
+                Cases tagged 'strict2' parse in Liquid 5.13's strict2 mode, those tagged 'strict' \
+                in strict mode, the rest in lax mode; 'invalid' cases must fail. Prints every \
+                failure with its expected and actual output, then 'N passed, N failed'. \
+                liquid-spec's cases expect the clock of 'now' and 'today' frozen: run them with \
+                --now 2024-01-01T00:01:58Z.
 
                 Exit codes: 0 every case passed, 1 some case failed or the file is not a suite, 2 usage error.
                 """
@@ -25,6 +28,9 @@ extension PushLiquidCommand {
 
         @Option(name: .long, help: "standard (Shopify Liquid 5) or braze (data is a render context document; aborted cases carry \"aborted\": true and \"abort_reason\").")
         var dialect: Dialect = .standard
+
+        @Option(name: .long, help: ArgumentHelp("What 'now' and 'today' mean, an ISO 8601 time (default: the system clock).", valueName: "time"))
+        var now: String?
 
         @Flag(name: .long, help: "Print only the summary line.")
         var quiet = false
@@ -38,7 +44,14 @@ extension PushLiquidCommand {
             } catch let error as LiquidError {
                 throw ToolError(message: "\(file): error: \(error.message)")
             }
-            let outcomes = dialect == .braze ? suite.cases.map { ConformanceSuite.runBraze($0) } : suite.run()
+            var options = RenderOptions()
+            var clock: Date?
+            if let now {
+                guard let date = parseISO8601(now) else { throw ToolError.usage("--now must be an ISO 8601 time such as 2024-01-01T00:01:58Z, got '\(now)'") }
+                options.now = { date }
+                clock = date
+            }
+            let outcomes = dialect == .braze ? suite.cases.map { ConformanceSuite.runBraze($0, now: clock) } : suite.run(options: options)
             var failed = 0
             for outcome in outcomes where !outcome.passed {
                 failed += 1

@@ -9,6 +9,8 @@ enum TestPaths {
     static let shared = ProcessInfo.processInfo.environment["PUSHLIQUID_SHARED"].map { URL(fileURLWithPath: $0) }
         ?? repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared")
     static let goldenLiquid = shared.appendingPathComponent("conformance/golden-liquid/golden_liquid.json")
+    static let liquidSpec = shared.appendingPathComponent("conformance/liquid-spec/liquid_spec.json")
+    static let liquidSpecStrict2 = shared.appendingPathComponent("conformance/liquid-spec/liquid_spec_strict2.json")
     static let fixtures = repositoryRoot.appendingPathComponent("Tests/LiquidTests/Fixtures")
     static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
 

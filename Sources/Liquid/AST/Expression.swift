@@ -71,7 +71,7 @@ public final class VariablePath: Sendable {
     /// A path from its parts.
     public init(root: Root, lookups: [Lookup], text: String) {
         (self.root, self.written) = (root, .text(text))
-        if case .name(let first) = root, lookups.allSatisfy({ if case .key = $0 { true } else { false } }) {
+        if case .name(let first) = root, first != PropertyKey.selfKey, lookups.allSatisfy({ if case .key = $0 { true } else { false } }) {
             var names: [PropertyKey] = []
             names.reserveCapacity(lookups.count + 1)
             names.append(first)
@@ -86,6 +86,12 @@ public final class VariablePath: Sendable {
     /// `names` must not be empty.
     public init(names: [PropertyKey], text: String) {
         precondition(!names.isEmpty, "a path has a root name")
+        if names[0] == PropertyKey.selfKey {
+            // `self` (when no variable has that name) is the scope itself: never the fast path
+            // into the render data.
+            (self.root, self.names, self.otherLookups, self.written) = (.name(names[0]), [], names.dropFirst().map { .key($0) }, .text(text))
+            return
+        }
         (self.root, self.names, self.otherLookups, self.written) = (.name(names[0]), names, [], .text(text))
     }
 

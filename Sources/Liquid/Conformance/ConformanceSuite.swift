@@ -24,6 +24,10 @@ public struct ConformanceSuite: Sendable {
 
         /// `true` when the case is to be parsed in strict mode.
         public var isStrict: Bool { tags.contains("strict") || tags.contains("strict2") }
+        /// The parse mode its tags ask for: `strict2`, `strict`, or lax when neither.
+        public var errorMode: LiquidErrorMode {
+            tags.contains("strict2") ? .strict2 : tags.contains("strict") ? .strict : .lax
+        }
     }
 
     /// What a case's render gave.
@@ -68,10 +72,12 @@ public struct ConformanceSuite: Sendable {
         }
     }
 
-    /// Runs one case with `base` (its tags, filters and options); `strict` cases parse strictly.
+    /// Runs one case with `base` (its tags, filters and options), in the mode its tags ask
+    /// for (``Case/errorMode``). `options.now` is the clock of `'now'` and `'today'`:
+    /// liquid-spec's cases expect 2024-01-01T00:01:58Z.
     public static func run(_ c: Case, base: LiquidEnvironment = LiquidEnvironment(), options: RenderOptions = RenderOptions()) -> Outcome {
         run(c) { c in
-            var env = base.with(errorMode: c.isStrict ? .strict : .lax)
+            var env = base.with(errorMode: c.errorMode)
             env.fileSystem = InMemoryFileSystem(c.templates)
             return .text(try env.parse(c.template).render(c.data, options: options))
         }

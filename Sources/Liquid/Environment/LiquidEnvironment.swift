@@ -31,7 +31,12 @@ public enum LiquidErrorMode: Sendable {
     case lax
     /// Report malformed markup as an error.
     case strict
-    /// Parse strictly, but on a markup error fall back to lax parsing and record a warning.
+    /// Liquid 5.13's stricter parser: strict, and also refuses what strict lets through (a
+    /// bracket with no variable before it such as `[0]`, `contains` used as a value, a number
+    /// as a variable name, markup on `raw`, a trailing comma after a `for`), while it takes an
+    /// empty argument list (`upcase:`) and a trailing comma in filter arguments.
+    case strict2
+    /// Parse as ``strict2``, but on a markup error fall back to lax parsing and record a warning.
     case warn
 }
 

@@ -144,7 +144,7 @@ func inputItems(_ value: LiquidValue, limit: Int) throws -> [LiquidValue] {
         return out
     case .range(let lo, let hi): return try materialize(lo, hi, limit: limit)
     case .nil: return []
-    case .drop(let d) where !(d.drop.liquidSelf.isNil): return try inputItems(d.drop.liquidSelf, limit: limit)
+    case .drop(let d) where !(d.drop is SelfDrop) && !(d.drop.liquidSelf.isNil): return try inputItems(d.drop.liquidSelf, limit: limit)
     default: return [value]
     }
 }

@@ -26,6 +26,8 @@ public struct MarkupStream: ~Copyable {
     /// The environment's nesting limit.
     let nestingDepth: Int
     let lax: Bool
+    /// Liquid 5.13's `strict2` rules apply (strict2 mode, and warn's first, strict attempt).
+    let strict2: Bool
     /// UTF-8 offset of the markup in the template source.
     let markupOffset: Int
     /// The parsing thread's ``StackGuard`` limit.
@@ -40,6 +42,7 @@ public struct MarkupStream: ~Copyable {
         self.unmanagedRegistry = Unmanaged.passUnretained(environment.registry)
         self.nestingDepth = environment.limits.nestingDepth
         self.lax = lax
+        self.strict2 = !lax && (environment.errorMode == .strict2 || environment.errorMode == .warn)
         self.bytes = bytes
         self.tokens = tokens
     }

@@ -213,7 +213,7 @@ public final class LiquidParser {
 
     func parseMarkup<Bytes: Collection<UInt8>, T>(_ markup: Bytes, offset: Int, _ body: (inout MarkupStream) throws -> T) throws -> T {
         switch environment.errorMode {
-        case .strict:
+        case .strict, .strict2:
             return try parseMarkup(markup, offset: offset, lax: false, body)
         case .lax, .warn:
             do {

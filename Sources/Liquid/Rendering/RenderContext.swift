@@ -108,6 +108,14 @@ public final class RenderContext {
     /// A `forloop` drop no longer referenced, for the next loop (no allocation per loop).
     @exclusivity(unchecked) var spareForloop: ForloopDrop?
     @exclusivity(unchecked) var partialDepth = 0
+    /// Which scope is current: each `{% render %}` partial gets a new one (``SelfDrop``).
+    @exclusivity(unchecked) var frame = 0
+    @exclusivity(unchecked) var frameCount = 0
+    /// The scopes of the templates that rendered the current partial, outermost first.
+    @exclusivity(unchecked) var savedScopes: [SavedScope] = []
+    /// The `self` of the current scope, once read (one drop per scope, so that two reads of
+    /// `self` are equal).
+    @exclusivity(unchecked) var selfDrop: SelfDrop?
     /// Blocks being rendered, one inside the other, partials included (a dynamic nesting
     /// depth, limited as the template's own nesting is).
     @exclusivity(unchecked) var depth = 0
@@ -177,6 +185,10 @@ public final class RenderContext {
         lastIfchanged = nil
         if !forStack.isEmpty { forStack.removeAll(keepingCapacity: true) }
         partialDepth = 0
+        frame = 0
+        frameCount = 0
+        if !savedScopes.isEmpty { savedScopes.removeAll(keepingCapacity: true) }
+        selfDrop = nil
         depth = 0
         assignScore = 0
         if !trace.isEmpty { trace.removeAll(keepingCapacity: true) }
@@ -299,6 +311,32 @@ public final class RenderContext {
         }
     }
 
+    /// ``variable(_:)``, and when no variable has the name `self`, the current scope's
+    /// ``SelfDrop``.
+    func variableOrSelf(_ key: PropertyKey) -> LiquidValue? {
+        if let v = variable(key) { return v }
+        guard key == PropertyKey.selfKey else { return nil }
+        if let drop = selfDrop, drop.frame == frame { return .drop(drop) }
+        let drop = SelfDrop(context: self, frame: frame)
+        selfDrop = drop
+        return .drop(drop)
+    }
+
+    /// The variable `key` as the scope `frame` sees it: the current scope, or one of the
+    /// templates that rendered the current partial; `nil` when that scope has ended.
+    func variable(_ key: PropertyKey, inFrame frame: Int) -> LiquidValue? {
+        if frame == self.frame { return variableOrSelf(key) }
+        guard let saved = savedScopes.last(where: { $0.frame == frame }) else { return nil }
+        if let local = saved.locals.last(where: { $0.name == key }) { return local.value }
+        if let v = saved.globals[key] { return v }
+        if let v = saved.counters[key.name] { return v }
+        switch saved.data {
+        case .object(let o): return o[key]
+        case .drop(let d): return d.drop.liquidProperty(key.name)
+        default: return nil
+        }
+    }
+
     /// Sets a variable as `assign` does (visible after the enclosing blocks end).
     public func assign(_ name: String, _ value: LiquidValue) { globals[PropertyKey(name)] = value }
 
@@ -397,7 +435,7 @@ public final class RenderContext {
     private func resolveInScope(_ path: VariablePath) throws -> LiquidValue {
         switch path.root {
         case .name(let name):
-            guard let v = variable(name) else {
+            guard let v = variableOrSelf(name) else {
                 if options.strictVariables { throw LiquidError.Reason.undefinedVariable(path.text) }
                 return .nil
             }
@@ -405,7 +443,7 @@ public final class RenderContext {
         case .dynamic(let e):
             try checkStack()
             let key = try evaluate(e)
-            guard let v = variable(try renderedText(key)) else {
+            guard let v = variableOrSelf(PropertyKey(try renderedText(key))) else {
                 if options.strictVariables { throw LiquidError.Reason.undefinedVariable(path.text) }
                 return .nil
             }

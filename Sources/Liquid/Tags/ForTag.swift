@@ -86,9 +86,9 @@ struct LoopItems {
             storage = .array(pairs[w])
             count = w.count
         case .string(let s):
-            let w = window(s.isEmpty ? 0 : 1)
-            storage = .array(w.isEmpty ? [] : [.string(s)])
-            count = w.count
+            // The reference iterates a string as one item, whatever `offset` and `limit` say.
+            storage = .array(s.isEmpty ? [] : [.string(s)])
+            count = s.isEmpty ? 0 : 1
         default:
             return nil
         }
@@ -130,7 +130,8 @@ struct LoopParameters: Sendable {
     var cols: LiquidExpression?
     var reversed = false
 
-    static func parse(_ stream: inout MarkupStream, allowCols: Bool) throws -> LoopParameters {
+    /// `tablerow` also takes `cols`, and `range` (which the reference reads and ignores).
+    static func parse(_ stream: inout MarkupStream, tablerow: Bool) throws -> LoopParameters {
         var p = LoopParameters()
         p.variable = try stream.expectIdentifier("a loop variable name")
         guard stream.accept(word: "in") else { throw stream.unexpected("'in'") }
@@ -148,8 +149,14 @@ struct LoopParameters: Sendable {
             switch key {
             case "limit": p.limit = try stream.expression()
             case "offset":
-                if stream.accept(word: "continue") { p.offsetContinue = true } else { p.offset = try stream.expression() }
-            case "cols" where allowCols: p.cols = try stream.expression()
+                // The last `offset:` counts, `continue` or not.
+                if stream.accept(word: "continue") {
+                    (p.offsetContinue, p.offset) = (true, nil)
+                } else {
+                    (p.offsetContinue, p.offset) = (false, try stream.expression())
+                }
+            case "cols" where tablerow: p.cols = try stream.expression()
+            case "range" where tablerow: _ = try stream.expression()
             default:
                 if stream.lax { _ = try stream.expression(); continue }
                 throw LiquidError.Reason.syntax("unknown loop parameter '\(key)'").at(stream.offset)
@@ -235,7 +242,7 @@ struct ForTag: LiquidTag {
     static let endTerminator = ["endfor"]
 
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
-        let p = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try LoopParameters.parse(&$0, allowCols: false) }
+        let p = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try LoopParameters.parse(&$0, tablerow: false) }
         var (body, end) = try parser.parseBlock("for", offset: tag.offset, until: Self.terminators)
         var elseBody: Body?
         if end.name == "else" {

@@ -57,12 +57,16 @@ extension RenderContext {
         let lastIfchanged: String?
         let isolated: (any Sendable)?
         let forStack: [ForloopDrop]
+        let frame: Int
     }
 
     /// The current scope, to put back with ``restoreScope(_:)``.
     func saveScope() -> SavedScope {
-        SavedScope(locals: locals, globals: globals, counters: counters, data: data, sessionData: sessionData, cycles: cycles,
-                   forOffsets: forOffsets, lastIfchanged: lastIfchanged, isolated: registers["isolated"], forStack: forStack)
+        let saved = SavedScope(locals: locals, globals: globals, counters: counters, data: data, sessionData: sessionData, cycles: cycles,
+                               forOffsets: forOffsets, lastIfchanged: lastIfchanged, isolated: registers["isolated"], forStack: forStack,
+                               frame: frame)
+        savedScopes.append(saved)
+        return saved
     }
 
     /// An empty scope: no variables, no data (not the session's either), no loop state.
@@ -77,12 +81,16 @@ extension RenderContext {
         lastIfchanged = nil
         forStack = []
         registers["isolated"] = true
+        frameCount &+= 1
+        frame = frameCount
     }
 
     func restoreScope(_ saved: SavedScope) {
         (locals, globals, counters, data, sessionData, cycles, forOffsets, lastIfchanged, forStack) =
             (saved.locals, saved.globals, saved.counters, saved.data, saved.sessionData, saved.cycles, saved.forOffsets, saved.lastIfchanged, saved.forStack)
         registers["isolated"] = saved.isolated
+        frame = saved.frame
+        if let i = savedScopes.lastIndex(where: { $0.frame == saved.frame }) { savedScopes.removeSubrange(i...) }
     }
 
     /// Renders a partial in the current scope, with the partial chain and depth tracked and
@@ -165,9 +173,13 @@ struct RenderTag: LiquidTag {
             var attributes: [(String, LiquidValue)] = []
             for (key, expr) in call.attributes { attributes.append((key, try context.evaluate(expr))) }
 
-            // Isolate: the partial sees only its arguments.
+            // Isolate: the partial sees only its arguments, and a `break` or `continue` in it
+            // ends the partial, never a loop around the `render` tag.
             let saved = context.saveScope()
-            defer { context.restoreScope(saved) }
+            defer {
+                context.restoreScope(saved)
+                context.interrupt = nil
+            }
             // The partial's arguments live in its only scope, where its `assign`s go too.
             if call.isFor, variable.resolved.stringValue == nil, let items = LoopItems(variable) {
                 let forloop = ForloopDrop(name: templateName, length: items.count, parent: .nil)

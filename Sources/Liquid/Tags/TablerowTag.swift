@@ -29,6 +29,20 @@ final class TablerowloopDrop: LiquidDrop, @unchecked Sendable {
     }
 }
 
+/// Ruby's `to_i`, as `tablerow` reads its attributes: nil is 0, a float is truncated, a
+/// string is its leading integer (0 without one); anything else is `invalid integer`.
+func tablerowInteger(_ value: LiquidValue) throws -> Int {
+    switch value.resolved {
+    case .nil: return 0
+    case .int(let i): return i
+    case .double(let d):
+        guard let i = integer(exactlyTruncating: d) else { throw LiquidError.Reason.numberOutOfRange("tablerow parameter \(rubyFloatString(d))") }
+        return i
+    case .string(let s): return rubyStringToInt(s)
+    default: throw LiquidError.Reason.argument("invalid integer")
+    }
+}
+
 /// `{% tablerow item in collection cols: n limit: n offset: n %}`: an HTML table's rows and cells.
 struct TablerowTag: LiquidTag {
     let name = "tablerow"
@@ -39,11 +53,17 @@ struct TablerowTag: LiquidTag {
 
         func render(_ context: RenderContext) throws {
             let p = parameters
+            // As the reference: no table at all for nil or false; `offset`, `limit` and `cols`
+            // read with Ruby's `to_i` (nil, and a string without digits, are 0).
             let collection = try context.evaluate(p.collection)
-            let from = try p.offset.flatMap { try loopInteger(try context.evaluate($0)) } ?? 0
-            let limit = try p.limit.flatMap { try loopInteger(try context.evaluate($0)) }
+            switch collection.resolved {
+            case .nil, .bool(false): return
+            default: break
+            }
+            let from = try p.offset.map { try tablerowInteger(try context.evaluate($0)) } ?? 0
+            let limit = try p.limit.map { try tablerowInteger(try context.evaluate($0)) }
             let items = LoopItems(collection, from: from, limit: limit) ?? LoopItems(.array([]))!
-            let cols = try p.cols.flatMap { try loopInteger(try context.evaluate($0)) } ?? items.count
+            let cols = try p.cols.map { try tablerowInteger(try context.evaluate($0)) } ?? items.count
             let loop = TablerowloopDrop(length: items.count, cols: cols)
             context.write("<tr class=\"row1\">\n")
             context.pushLocal("tablerowloop", .drop(loop))
@@ -70,7 +90,7 @@ struct TablerowTag: LiquidTag {
     }
 
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
-        let p = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try LoopParameters.parse(&$0, allowCols: true) }
+        let p = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try LoopParameters.parse(&$0, tablerow: true) }
         let (body, _) = try parser.parseBlock("tablerow", offset: tag.offset, until: ["endtablerow"])
         return Node(parameters: p, body: body)
     }

@@ -40,3 +40,29 @@ final class MethodLiteralDrop: LiquidDrop {
     func liquidProperty(_ key: String) -> LiquidValue? { nil }
     var liquidSelf: LiquidValue { .string("") }
 }
+
+/// `self` (Liquid 5.13's `SelfDrop`): the variables of the scope it was read in, looked up
+/// through that scope's chain (loop variables, assigns, counters, render data) when a property
+/// is read, so it sees what is assigned later. A `{% render %}` partial has its own scope: a
+/// `self` passed into one still reads the scope it came from. It has no size, first or last
+/// of its own, and its text is Ruby's class name, `Liquid::SelfDrop`.
+final class SelfDrop: LiquidDrop, @unchecked Sendable {
+    /// The render it belongs to (weak: a value never outlives its render, but a drop must
+    /// not keep one alive), and which of that render's scopes.
+    private weak var context: RenderContext?
+    let frame: Int
+
+    init(context: RenderContext, frame: Int) {
+        self.context = context
+        self.frame = frame
+    }
+
+    func liquidProperty(_ key: String) -> LiquidValue? { liquidProperty(PropertyKey(key)) }
+
+    /// A missing variable is `nil` here (never the class name's `size` or `first`).
+    func liquidProperty(_ key: PropertyKey) -> LiquidValue? {
+        context?.variable(key, inFrame: frame) ?? .nil
+    }
+
+    var liquidSelf: LiquidValue { .string("Liquid::SelfDrop") }
+}

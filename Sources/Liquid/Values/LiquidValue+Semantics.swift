@@ -47,7 +47,7 @@ extension LiquidValue {
 
     /// The value a drop stands for; other values unchanged.
     @inline(__always) var resolved: LiquidValue {
-        if case .drop(let d) = self, !(d.drop is MethodLiteralDrop), !(d.drop is LiquidTime) { return d.drop.liquidSelf }
+        if case .drop(let d) = self, !(d.drop is MethodLiteralDrop), !(d.drop is LiquidTime), !(d.drop is SelfDrop) { return d.drop.liquidSelf }
         return self
     }
 

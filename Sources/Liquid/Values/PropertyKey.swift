@@ -19,6 +19,9 @@ public struct PropertyKey: Sendable, Hashable, ExpressibleByStringLiteral, Custo
         self.fingerprint = fingerprint
     }
 
+    /// `self`: the name of the current scope (Liquid 5.13), when no variable has it.
+    static let selfKey = PropertyKey("self")
+
     /// A key literal.
     public init(stringLiteral value: String) { self.init(value) }
 
