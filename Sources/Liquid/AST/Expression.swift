@@ -123,6 +123,9 @@ public enum Condition: Sendable {
     indirect case and(Condition, Condition)
     /// `left or right`.
     indirect case or(Condition, Condition)
+    /// `left op right` with an operator the reference does not know, which lax parsing takes
+    /// (`{% elsif a true b %}`): an error only when it is evaluated.
+    case unknownOperator(LiquidExpression, String, LiquidExpression)
 }
 
 /// A filter call in an output or tag: `| name: arg, key: value`. A class, so that rendering

@@ -141,6 +141,9 @@ public final class LiquidParser {
             case .output:
                 let node = try parseMarkup(bytes[(token.markupStart - textBase)..<(token.markupEnd - textBase)], offset: token.markupStart) {
                     try $0.outputNode()
+                } lax: { reader -> any LiquidNode in
+                    let f = try reader.filteredExpression(reader.all)
+                    return f.filters.isEmpty ? PlainOutputNode(expression: f.expression) : OutputNode(expression: f)
                 }
                 body.append(node, at: offset)
             case .tag:
@@ -220,6 +223,40 @@ public final class LiquidParser {
                 return try parseMarkup(markup, offset: offset, lax: false, body)
             } catch let strictError as LiquidError {
                 let result = try parseMarkup(markup, offset: offset, lax: true, body)
+                if environment.errorMode == .warn {
+                    var warning = strictError
+                    warning.locate(in: source, name: name)
+                    warnings.append(warning)
+                }
+                return result
+            }
+        }
+    }
+
+    /// Parses a tag's markup as the reference does: strictly with `strict`; in lax mode (and in
+    /// warn mode, recording a warning) markup the strict parse refuses is read by `lax`, the
+    /// port of the reference's lax parser for that tag (``RubyLax``). `laxInStrict`: Liquid
+    /// 5.13's strict mode parses this tag laxly too (`assign`, `capture`, `case`, `cycle`,
+    /// `increment`, `decrement`, `tablerow`, `include`, `render`); strict2 never does.
+    func parseMarkup<T>(_ markup: Substring, offset: Int, laxInStrict: Bool = false,
+                               _ body: (inout MarkupStream) throws -> T, lax: (inout RubyLax) throws -> T) throws -> T {
+        try parseMarkup(markup.utf8, offset: offset, laxInStrict: laxInStrict, body, lax: lax)
+    }
+
+    func parseMarkup<Bytes: Collection<UInt8>, T>(_ markup: Bytes, offset: Int, laxInStrict: Bool = false,
+                                                  _ body: (inout MarkupStream) throws -> T, lax: (inout RubyLax) throws -> T) throws -> T {
+        switch environment.errorMode {
+        case .strict2:
+            return try parseMarkup(markup, offset: offset, lax: false, body)
+        case .strict where !laxInStrict:
+            return try parseMarkup(markup, offset: offset, lax: false, body)
+        case .strict, .lax, .warn:
+            do {
+                return try parseMarkup(markup, offset: offset, lax: false, body)
+            } catch let strictError as LiquidError {
+                var reader = RubyLax(markup, offset: offset, environment: environment)
+                let result = try lax(&reader)
+                if !reader.filterProblems.isEmpty { filterProblems += reader.filterProblems }
                 if environment.errorMode == .warn {
                     var warning = strictError
                     warning.locate(in: source, name: name)

@@ -558,6 +558,8 @@ public final class RenderContext {
         case .or(let a, let b):
             try checkStack()
             return try evaluate(a) || evaluate(b)
+        case .unknownOperator(_, let op, _):
+            throw LiquidError.Reason.syntax("Unknown operator \(op)")
         case .comparison(let l, let op, let r):
             let left = try evaluate(l)
             // `x == blank`, `x != empty`: asked of x directly (x not itself a blank/empty literal).

@@ -28,7 +28,7 @@ struct CaseTag: LiquidTag {
     static let terminators = ["when", "else", "endcase"]
 
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
-        let subject = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try $0.expression() }
+        let subject = try parser.parseMarkup(tag.markup, offset: tag.markupOffset, laxInStrict: true) { try $0.expression() } lax: { try $0.caseSubject() }
         var branches: [CaseBranch] = []
         branches.reserveCapacity(4)
         // Whatever stands before the first `when` is ignored.
@@ -36,11 +36,11 @@ struct CaseTag: LiquidTag {
         while end.name != "endcase" {
             let (body, next) = try parser.parseBlock("case", offset: tag.offset, until: Self.terminators)
             if end.name == "when" {
-                let candidates = try parser.parseMarkup(end.markup, offset: end.markupOffset) { stream -> [LiquidExpression] in
+                let candidates = try parser.parseMarkup(end.markup, offset: end.markupOffset, laxInStrict: true) { stream -> [LiquidExpression] in
                     var list = [try stream.expression()]
                     while stream.acceptComma() || stream.accept(word: "or") { list.append(try stream.expression()) }
                     return list
-                }
+                } lax: { try $0.whenValues() }
                 branches.append(CaseBranch(candidates: candidates, body: body))
             } else {
                 branches.append(CaseBranch(candidates: nil, body: body))

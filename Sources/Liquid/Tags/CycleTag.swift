@@ -15,7 +15,7 @@ struct CycleTag: LiquidTag {
     }
 
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
-        try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { stream in
+        let (group, values) = try parser.parseMarkup(tag.markup, offset: tag.markupOffset, laxInStrict: true) { stream in
             var group: LiquidExpression?
             let first = try stream.expression()
             var values: [LiquidExpression] = []
@@ -26,17 +26,27 @@ struct CycleTag: LiquidTag {
                 guard stream.acceptComma() || stream.isAtEnd else { throw stream.unexpected("',' or end of markup") }
             }
             if !stream.isAtEnd || values.isEmpty {
-                repeat { values.append(try stream.expression()) } while stream.acceptComma()
+                repeat {
+                    // A trailing comma is allowed (`{% cycle 'a', 'b', %}`).
+                    if stream.isAtEnd && !values.isEmpty { break }
+                    values.append(try stream.expression())
+                } while stream.acceptComma()
             }
-            // Without a group, cycles with the same values share a position, as in the reference.
-            let key = values.map { e -> String in
-                switch e {
-                case .literal(let v): return v.rubyInspect
-                case .variable(let p): return p.text
-                default: return "?"
-                }
-            }.joined(separator: ", ")
-            return Node(group: group, key: key, values: values)
+            return (group, values)
+        } lax: { try $0.cycle() }
+        // Without a group, cycles with the same literal values share a position, as in the
+        // reference; a cycle with a variable among its values counts on its own (the
+        // reference's key is its values' `to_s`, which holds each lookup's identity).
+        var key = values.map { e -> String in
+            switch e {
+            case .literal(let v): return v.rubyInspect
+            case .variable(let p): return p.text
+            default: return "?"
+            }
+        }.joined(separator: ", ")
+        if values.contains(where: { if case .literal = $0 { false } else { true } }) {
+            key += "#\(parser.name ?? "")#\(tag.offset)"
         }
+        return Node(group: group, key: key, values: values)
     }
 }

@@ -34,7 +34,7 @@ struct IfTag: LiquidTag {
     static func parseBranches(_ tag: TagToken, parser: LiquidParser, terminators: [String], negateFirst: Bool) throws -> Node {
         var branches: [IfBranch] = []
         branches.reserveCapacity(2)
-        var current: Condition? = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try $0.condition() }
+        var current: Condition? = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try $0.condition() } lax: { try $0.condition() }
         // Blocks after the first `else` are parsed but never rendered, as in the reference.
         var collecting = true
         while true {
@@ -45,7 +45,7 @@ struct IfTag: LiquidTag {
             }
             switch end.name {
             case "elsif":
-                if collecting { current = try parser.parseMarkup(end.markup, offset: end.markupOffset) { try $0.condition() } }
+                if collecting { current = try parser.parseMarkup(end.markup, offset: end.markupOffset) { try $0.condition() } lax: { try $0.condition() } }
             case "else":
                 current = nil
             default:

@@ -43,8 +43,9 @@ struct IncrementTag: LiquidTag {
     }
 
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
+        // The reference takes the whole markup as the name (even none); strict2 wants a name.
         let variable = tag.markup.trimmingCharacters()
-        guard validTargetName(Substring(variable)) else {
+        guard parser.environment.errorMode != .strict2 || (validTargetName(Substring(variable)) && !isDigit(variable.utf8.first ?? 0)) else {
             throw LiquidError.Reason.syntax("invalid variable name '\(variable)' in \(name)").at(tag.markupOffset)
         }
         return Node(variable: variable, delta: name == "increment" ? 1 : -1)

@@ -3,7 +3,10 @@ struct EchoTag: LiquidTag {
     let name = "echo"
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
         if tag.markup.allSatisfy(\.isWhitespace) { return PlainOutputNode(expression: .literal(.nil)) }
-        return try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try $0.outputNode() }
+        return try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try $0.outputNode() } lax: { reader -> any LiquidNode in
+            let f = try reader.filteredExpression(reader.all)
+            return f.filters.isEmpty ? PlainOutputNode(expression: f.expression) : OutputNode(expression: f)
+        }
     }
 }
 
