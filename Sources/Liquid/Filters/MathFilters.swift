@@ -29,9 +29,10 @@ enum LiquidNumber {
         var body = Substring(t)
         if body.first == "-" || body.first == "+" { body = body.dropFirst() }
         let parts = body.split(separator: ".", omittingEmptySubsequences: false)
-        guard !body.isEmpty, parts.count <= 2, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(isDigit) }) else {
-            // The reference takes a leading number ("12abc" is 0 there, as the regex fails).
-            return .int(0)
+        guard !body.isEmpty, parts.count <= 2, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(isDigit) }),
+              t.first != "+" || parts.count == 1 else {
+            // Not a decimal: Ruby's `to_i`, the leading integer ("12abc" is 12, "6-3" is 6).
+            return .int(rubyStringToInt(s))
         }
         if parts.count == 1, let i = Int(t) { return .int(i) }
         if let d = Decimal(string: t), !d.isNaN { return .decimal(d) }
@@ -104,7 +105,12 @@ enum LiquidNumber {
     }
 
     func divide(_ other: LiquidNumber) throws -> LiquidNumber {
-        if other.isZero { throw LiquidError.Reason.zeroDivision }
+        if other.isZero {
+            // Only integers fail; a decimal or float divided by zero is Infinity (or NaN), as
+            // BigDecimal's division is.
+            if case .int = self, case .int = other { throw LiquidError.Reason.zeroDivision }
+            return .float(double / other.double)
+        }
         if case .int(let a) = self, case .int(let b) = other {
             if a == Int.min && b == -1 { return .decimal(-Decimal(a)) }
             // Ruby's Integer#/ floors.
@@ -188,6 +194,10 @@ func integer(exactlyTruncating d: Double) -> Int? {
 func toInteger(_ value: LiquidValue) throws -> Int {
     switch value.resolved {
     case .int(let i): return i
+    case .double(let d) where d.isFinite && d.rounded(.towardZero) == d && d.magnitude >= 0x1p63:
+        // An integer past 64 bits (render data's bignums arrive as floats): as far as any
+        // string or array reaches, Int.max and Int.min are the same.
+        return d < 0 ? Int.min : Int.max
     case .string(let s):
         if let i = Int(s.trimmingCharacters()) { return i }
         throw LiquidError.Reason.argument("invalid integer")

@@ -47,6 +47,7 @@ enum StringFilters {
         stringArg("replace_first", 1...2) { s, a, c in s.replacingFirst(try c.rubyText(a[0]), with: try c.rubyText(a[1])) },
         stringArg("replace_last", 2) { s, a, c in s.replacingLast(try c.rubyText(a[0]), with: try c.rubyText(a[1])) },
         LiquidFilter("truncate", arguments: 0...2) { input, args, context in
+            if input.isNil { return .nil }
             let s = try context.rubyText(input)
             let length = args.has(0) ? try toInteger(args[0]) : 50
             let ellipsis = args.has(1) ? try context.rubyText(args[1]) : "..."
@@ -59,6 +60,7 @@ enum StringFilters {
             return .string(String(chars[0..<min(keep, chars.count)]) + ellipsis)
         },
         LiquidFilter("truncatewords", arguments: 0...2) { input, args, context in
+            if input.isNil { return .nil }
             let s = try context.rubyText(input)
             var words = args.has(0) ? try toInteger(args[0]) : 15
             let ellipsis = args.has(1) ? try context.rubyText(args[1]) : "..."

@@ -194,9 +194,11 @@ func findEndTag(_ name: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from star
             while k < n && isSpace(bytes[k]) { k += 1 }
             if k + name.count <= n && bytes[k..<(k + name.count)].elementsEqual(name) {
                 k += name.count
-                while k < n && isSpace(bytes[k]) { k += 1 }
-                if k < n && bytes[k] == UInt8(ascii: "-") { k += 1 }
-                if k + 1 < n && bytes[k] == UInt8(ascii: "%") && bytes[k + 1] == UInt8(ascii: "}") { return (i, k + 2) }
+                // The name ends there; whatever follows up to `%}` is the tag's markup, which
+                // the reference ignores (`{% endraw xyz %}` ends a raw block).
+                if k < n && isWordByte(bytes[k]) { i += 1; continue }
+                while k + 1 < n && !(bytes[k] == UInt8(ascii: "%") && bytes[k + 1] == UInt8(ascii: "}")) { k += 1 }
+                if k + 1 < n { return (i, k + 2) }
             }
         }
         i += 1

@@ -275,6 +275,8 @@ public struct MarkupStream: ~Copyable {
                 return try attributePath(try withRegistry { try $0.syntax.expression(namespace: namespace, name: name) }, start: start)
             }
             if next != .dot && next != .lbracket {
+                // The reference's lexer reads `contains` as an operator, never a value.
+                if !lax && isWord(token, "contains") { throw unexpected("an expression") }
                 if isWord(token, "true") { advance(); return .literal(.bool(true)) }
                 if isWord(token, "false") { advance(); return .literal(.bool(false)) }
                 if isWord(token, "nil") || isWord(token, "null") { advance(); return .literal(.nil) }
@@ -284,6 +286,9 @@ public struct MarkupStream: ~Copyable {
             advance()
             return .variable(try pathRest(root: .name(key(token)), start: start))
         case .lbracket:
+            if strict2 {
+                throw LiquidError.Reason.syntax("Bare bracket access is not allowed. Use self['...'] instead").at(offset)
+            }
             advance()
             let inner = try expression()
             try expect(.rbracket, "']'")
@@ -345,6 +350,9 @@ public struct MarkupStream: ~Copyable {
                 let inner = try expression()
                 try expect(.rbracket, "']'")
                 switch inner {
+                case .literal(.string(let s)) where s == "size" || s == "first" || s == "last":
+                    // A bracketed name is a key, never the `size`/`first`/`last` command.
+                    add(.dynamic(inner), &names, &lookups)
                 case .literal(.string(let s)): add(.key(PropertyKey(s)), &names, &lookups)
                 case .literal(.int(let i)): add(.index(i), &names, &lookups)
                 default: add(.dynamic(inner), &names, &lookups)
@@ -394,7 +402,8 @@ public struct MarkupStream: ~Copyable {
             if current.kind == .colon {
                 advance()
                 repeat {
-                    if lax && atFilterBoundary(nested: nested) { break }
+                    // strict2 takes `upcase:` and a trailing comma: no argument there.
+                    if (lax || strict2) && atFilterBoundary(nested: nested) { break }
                     if atKeywordArgument {
                         let key = text(of: current)
                         advance(); advance()
@@ -427,6 +436,8 @@ public struct MarkupStream: ~Copyable {
 
     /// Reads an output's markup (an expression and filters) into the node that renders it.
     mutating func outputNode() throws -> any LiquidNode {
+        // `{{}}` outputs nothing, in every mode.
+        if current.kind == .end { return PlainOutputNode(expression: .literal(.nil)) }
         let (expr, filters) = try expressionAndFilters(nested: false)
         if filters.isEmpty { return PlainOutputNode(expression: expr) }
         return OutputNode(expression: FilteredExpression(expression: expr, filters: filters))

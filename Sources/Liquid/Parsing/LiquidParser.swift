@@ -187,7 +187,8 @@ public final class LiquidParser {
             position += 1
             guard token.kind == .tag else { continue }
             let name = tagName(token)
-            if name.isEmpty {
+            // (A tag without a name, `{%%}`, is ignored inside a comment, as in the reference.)
+            if name.isEmpty && open != "comment" {
                 throw LiquidError.Reason.syntax("tag '\(strippedContent(token))' has no name").at(token.offset)
             }
             if name == open { level += 1 }

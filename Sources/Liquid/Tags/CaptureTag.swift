@@ -13,6 +13,9 @@ struct CaptureTag: LiquidTag {
 
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
         var target = tag.markup.trimmingCharacters()
+        if parser.environment.errorMode == .strict2, !validTargetName(Substring(target)) || isDigit(target.utf8.first ?? 0) {
+            throw LiquidError.Reason.syntax("invalid variable name '\(target)' in capture").at(tag.markupOffset)
+        }
         if target.count >= 2, let q = target.first, q == "'" || q == "\"", target.last == q {
             target = String(target.dropFirst().dropLast())
         } else if !validTargetName(Substring(target)) {

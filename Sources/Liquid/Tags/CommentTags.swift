@@ -29,10 +29,22 @@ struct InlineCommentTag: LiquidTag {
 /// `{% raw %}...{% endraw %}`: the body is output as written.
 struct RawTag: LiquidTag {
     let name = "raw"
+    /// The body as written: blank only when empty (a `{% raw %} {% endraw %}` in a blank
+    /// block keeps its space, as in the reference).
+    struct Node: LiquidNode {
+        let text: String
+        func render(_ context: RenderContext) throws { context.write(text) }
+        var isBlank: Bool { text.isEmpty }
+    }
+
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
+        // As the reference, in every mode: `raw` takes no arguments.
+        guard tag.markup.utf8.allSatisfy(isSpace) else {
+            throw LiquidError.Reason.syntax("Syntax Error in 'raw' - Valid syntax: raw (no arguments)").at(tag.markupOffset)
+        }
         let body = parser.takeRawBody()
         _ = try parser.parseBlock("raw", offset: tag.offset, until: ["endraw"])
-        return TextNode(body)
+        return Node(text: body)
     }
 }
 

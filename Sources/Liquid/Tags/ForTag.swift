@@ -138,6 +138,26 @@ struct LoopParameters: Sendable {
         let start = stream.offset
         p.collection = try stream.expression()
         p.collectionText = stream.sourceText(from: start, to: stream.offset)
+        if !tablerow && !stream.lax {
+            // The reference's strict `for`: `reversed` right after the collection, then
+            // `limit:` and `offset:`, each after an optional comma.
+            p.reversed = stream.accept(word: "reversed")
+            while !stream.isAtEnd {
+                _ = stream.acceptComma()
+                guard stream.atKeywordArgument, let key = stream.identifier(), key == "limit" || key == "offset" else {
+                    throw LiquidError.Reason.syntax("Invalid attribute in for loop. Valid attributes are limit and offset").at(stream.offset)
+                }
+                _ = stream.acceptColon()
+                if key == "limit" {
+                    p.limit = try stream.expression()
+                } else if stream.accept(word: "continue") {
+                    (p.offsetContinue, p.offset) = (true, nil)
+                } else {
+                    (p.offsetContinue, p.offset) = (false, try stream.expression())
+                }
+            }
+            return p
+        }
         while !stream.isAtEnd {
             if stream.acceptComma() { continue }
             if stream.accept(word: "reversed") { p.reversed = true; continue }

@@ -188,7 +188,15 @@ extension LiquidValue {
             default: return .nil
             }
         case .string(let s):
-            return key.name == "size" ? .int(s.count) : .nil
+            switch key.name {
+            case "size": return .int(s.unicodeScalars.count)
+            // ActiveSupport's `first`/`last`: a character, "" for an empty string.
+            case "first": return .string(s.unicodeScalars.first.map { String($0) } ?? "")
+            case "last": return .string(s.unicodeScalars.last.map { String($0) } ?? "")
+            default: return .nil
+            }
+        case .int:
+            return key.name == "size" ? .int(8) : .nil  // Integer#size
         case .range(let lo, let hi):
             switch key.name {
             case "size": return .int(rangeSize(lo, hi))
@@ -217,8 +225,11 @@ extension LiquidValue {
             if i < 0 { i += a.count }
             return i >= 0 && i < a.count ? a[i] : .nil
         case (.object(let o), .string(let k)): return o[k] ?? .nil
+        case (.object, .range): return .nil  // a range is no hash key
         case (.object(let o), let k): return k.renderedString(limit: 1 << 16).flatMap { o[$0] } ?? .nil
-        case (.array, .string(let k)), (.range, .string(let k)), (.string, .string(let k)), (.drop, .string(let k)):
+        // `a['first']`, `a[name]`: a key, never the `size`/`first`/`last` command.
+        case (.array, .string), (.range, .string), (.string, .string): return .nil
+        case (.drop, .string(let k)):
             return property(k)
         default: return .nil
         }
