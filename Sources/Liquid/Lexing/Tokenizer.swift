@@ -140,7 +140,12 @@ struct Tokenizer {
                 flushText(&tokens, from: textStart, upTo: i)
                 var a = i + 2, b = close
                 var token = Token(kind: .output, offset: i, contentStart: a, contentEnd: b)
-                if a < b && bytes[a] == UInt8(ascii: "-") { token.trimLeft = true; a += 1 }
+                if a < b && bytes[a] == UInt8(ascii: "-") {
+                    token.trimLeft = true
+                    a += 1
+                    // `{{-}}`: the one dash trims both sides, as in the reference.
+                    if a == b { token.trimRight = true }
+                }
                 if b > a && bytes[b - 1] == UInt8(ascii: "-") { token.trimRight = true; b -= 1 }
                 token.contentStart = a
                 token.contentEnd = b
@@ -197,8 +202,13 @@ func findEndTag(_ name: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from star
                 // The name ends there; whatever follows up to `%}` is the tag's markup, which
                 // the reference ignores (`{% endraw xyz %}` ends a raw block).
                 if k < n && isWordByte(bytes[k]) { i += 1; continue }
-                while k + 1 < n && !(bytes[k] == UInt8(ascii: "%") && bytes[k + 1] == UInt8(ascii: "}")) { k += 1 }
-                if k + 1 < n { return (i, k + 2) }
+                // (A tag ends before another one opens: `{% endraw {% endraw %}` ends at the second.)
+                var opensAgain = false
+                while k + 1 < n && !(bytes[k] == UInt8(ascii: "%") && bytes[k + 1] == UInt8(ascii: "}")) {
+                    if bytes[k] == UInt8(ascii: "{") && (bytes[k + 1] == UInt8(ascii: "%") || bytes[k + 1] == UInt8(ascii: "{")) { opensAgain = true; break }
+                    k += 1
+                }
+                if !opensAgain && k + 1 < n { return (i, k + 2) }
             }
         }
         i += 1

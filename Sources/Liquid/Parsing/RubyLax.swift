@@ -521,3 +521,74 @@ extension RubyLax {
         return nil
     }
 }
+
+extension RubyLax {
+    // MARK: for, tablerow (tags/for.rb, tags/table_row.rb)
+
+    /// `For::Syntax = /\A([\w-]+)\s+in\s+(#{QuotedFragment}+)\s*(reversed)?/` (`TableRow::Syntax
+    /// = /(\w+)\s+in\s+(#{QuotedFragment}+)/`, unanchored), then every `TagAttributes =
+    /// /(\w[\w-]*)\s*\:\s*(#{QuotedFragment})/` in the markup: `limit` and `offset` (and for
+    /// `tablerow`, `cols`); the last of each counts.
+    func loopParameters(tablerow: Bool) throws -> LoopParameters {
+        let end = b.count
+        func header(at start: Int) -> (variable: Range<Int>, collection: Range<Int>, reversed: Bool)? {
+            var i = start
+            while i < end && (Self.isWord(b[i]) || (!tablerow && b[i] == UInt8(ascii: "-"))) { i += 1 }
+            guard i > start, i < end, isSpace(b[i]) else { return nil }
+            let variable = start..<i
+            i = skipSpaces(i, end)
+            guard i + 2 < end, b[i] == UInt8(ascii: "i"), b[i + 1] == UInt8(ascii: "n"), isSpace(b[i + 2]) else { return nil }
+            i = skipSpaces(i + 2, end)
+            let c = i
+            while let e = fragmentEnd(i, end) { i = e }
+            guard i > c else { return nil }
+            let collection = c..<i
+            var reversed = false
+            let k = skipSpaces(i, end)
+            if !tablerow, k + 8 <= end, b[k..<(k + 8)].elementsEqual("reversed".utf8) { reversed = true }
+            return (variable, collection, reversed)
+        }
+        var found: (variable: Range<Int>, collection: Range<Int>, reversed: Bool)?
+        if tablerow {
+            var s = 0
+            while s < end && found == nil {
+                if Self.isWord(b[s]) && (s == 0 || !Self.isWord(b[s - 1])) { found = header(at: s) }
+                s += 1
+            }
+        } else {
+            found = header(at: 0)
+        }
+        guard let found else {
+            throw LiquidError.Reason.syntax("Syntax Error in '\(tablerow ? "tablerow" : "for loop")' - Valid syntax: \(tablerow ? "tablerow" : "for") [item] in [collection]").at(offset)
+        }
+        var p = LoopParameters()
+        p.variable = text(found.variable)
+        p.collection = try expression(found.collection)
+        p.collectionText = text(found.collection)
+        p.reversed = found.reversed
+        var i = 0
+        while i < end {
+            guard Self.isWord(b[i]) else { i += 1; continue }
+            var k = i + 1
+            while k < end && (Self.isWord(b[k]) || b[k] == UInt8(ascii: "-")) { k += 1 }
+            let colon = skipSpaces(k, end)
+            guard colon < end, b[colon] == UInt8(ascii: ":") else { i += 1; continue }
+            let v = skipSpaces(colon + 1, end)
+            guard let valueEnd = fragmentEnd(v, end) else { i += 1; continue }
+            let value = v..<valueEnd
+            switch text(i..<k) {
+            case "limit": p.limit = try expression(value)
+            case "offset":
+                if text(value) == "continue" {
+                    (p.offsetContinue, p.offset) = (true, nil)
+                } else {
+                    (p.offsetContinue, p.offset) = (false, try expression(value))
+                }
+            case "cols" where tablerow: p.cols = try expression(value)
+            default: break
+            }
+            i = valueEnd
+        }
+        return p
+    }
+}

@@ -262,7 +262,7 @@ struct ForTag: LiquidTag {
     static let endTerminator = ["endfor"]
 
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
-        let p = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try LoopParameters.parse(&$0, tablerow: false) }
+        let p = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try LoopParameters.parse(&$0, tablerow: false) } lax: { try $0.loopParameters(tablerow: false) }
         var (body, end) = try parser.parseBlock("for", offset: tag.offset, until: Self.terminators)
         var elseBody: Body?
         if end.name == "else" {

@@ -90,7 +90,7 @@ struct TablerowTag: LiquidTag {
     }
 
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
-        let p = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try LoopParameters.parse(&$0, tablerow: true) }
+        let p = try parser.parseMarkup(tag.markup, offset: tag.markupOffset, laxInStrict: true) { try LoopParameters.parse(&$0, tablerow: true) } lax: { try $0.loopParameters(tablerow: true) }
         let (body, _) = try parser.parseBlock("tablerow", offset: tag.offset, until: ["endtablerow"])
         return Node(parameters: p, body: body)
     }
