@@ -18,7 +18,7 @@ enum ArrayFilters {
             switch input {
             case .array(let a): return a.first ?? .nil
             case .range(let lo, let hi): return lo <= hi ? .int(lo) : .nil
-            case .string(let s): return s.first.map { .string(String($0)) } ?? .nil
+            case .string(let s): return s.unicodeScalars.first.map { .string(String($0)) } ?? .nil
             case .object(let o): return o.first.map { .array([.string($0.key), $0.value]) } ?? .nil
             default: return .nil
             }
@@ -27,7 +27,7 @@ enum ArrayFilters {
             switch input {
             case .array(let a): return a.last ?? .nil
             case .range(let lo, let hi): return lo <= hi ? .int(hi) : .nil
-            case .string(let s): return s.last.map { .string(String($0)) } ?? .nil
+            case .string(let s): return s.unicodeScalars.last.map { .string(String($0)) } ?? .nil
             default: return .nil
             }
         },
@@ -178,7 +178,7 @@ func rubyIndex(_ item: LiquidValue, _ property: LiquidValue) throws -> IndexResu
     case (.string, .nil), (.int, .nil): return .noMethod
     case (.string(let s), .string(let k)): return .value(s.containsBytes(of: k) ? .string(k) : .nil)
     case (.string(let s), .int(var i)):
-        let chars = Array(s)
+        let chars = Array(s.unicodeScalars)
         if i < 0 { i += chars.count }
         return .value(i >= 0 && i < chars.count ? .string(String(chars[i])) : .nil)
     case (.int(let n), .int(let bit)):

@@ -77,7 +77,7 @@ enum DateFilter {
                 return zoned(seconds: i, in: options.timeZone)
             }
             if let fast = fastISO8601(s) { return fast }
-            return DateStringParser(s).parse(defaultZone: options.timeZone)
+            return DateStringParser(s).parse(defaultZone: options.timeZone, now: options.now)
         default:
             return nil
         }
@@ -378,9 +378,13 @@ struct DateStringParser {
     let text: String
     init(_ text: String) { self.text = text }
 
-    func parse(defaultZone: TimeZone) -> ZonedTime? {
+    /// Reads the text as Ruby's `Time.parse` does; parts the text leaves out before the first
+    /// one it gives come from `now` (`"10:00"` is today, `"March"` this year's), later ones
+    /// are their least (`"Mar 2016"` is March 1st).
+    func parse(defaultZone: TimeZone, now: () -> Date = { Date() }) -> ZonedTime? {
         var year: Int?, month: Int?, day: Int?
         var hour = 0, minute = 0, second = 0, nanos = 0
+        var hourGiven = false
         var zoneIsUTC = false
         var offset: Int?
         var pm: Bool?
@@ -434,13 +438,28 @@ struct DateStringParser {
                     guard k < scalars.count, scalars[k] == "/" else { return nil }
                     k += 1
                     let (c, clen) = readInt(&k)
-                    if len == 4 { year = v; month = b; day = c } else { day = b; month = v; year = clen == 2 ? 2000 + c : c }
+                    // Ruby's `Date._parse`: y/m/d when the first part is a year, d/m/y when the
+                    // last is, and y/m/d (a two-digit year in this century) otherwise.
+                    if len >= 3 { year = v; month = b; day = c } else if clen >= 3 { day = v; month = b; year = c } else {
+                        year = v < 69 ? 2000 + v : (v < 100 ? 1900 + v : v); month = b; day = c
+                    }
+                    sawDate = true
+                    i = k
+                    continue
+                }
+                if j < scalars.count && scalars[j] == "/" && !sawDate {
+                    // "12/25": month and day.
+                    var k = j + 1
+                    let (b, _) = readInt(&k)
+                    month = v
+                    day = b
                     sawDate = true
                     i = k
                     continue
                 }
                 if j < scalars.count && scalars[j] == ":" {
                     hour = v
+                    hourGiven = true
                     var k = j + 1
                     minute = readInt(&k).0
                     if k < scalars.count && scalars[k] == ":" {
@@ -506,6 +525,25 @@ struct DateStringParser {
         }
         // "March 14 2015": a day read as the year when the year came second.
         if let y = year, day == nil, numbers.count >= 2 { day = numbers[0]; year = numbers[1]; _ = y }
+        // Ruby's `Time.parse` (`make_time`): what is missing before the first part given comes
+        // from now, in the text's zone or the default one; what is missing after it is least.
+        if year == nil || month == nil || day == nil {
+            guard year != nil || month != nil || day != nil || hourGiven else { return nil }
+            if year == nil || (month == nil && year == nil) {
+                let instant = unixSeconds(of: now())
+                let zoneOffset = offset ?? DateFilter.zoned(seconds: instant, in: defaultZone).offsetSeconds
+                let f = Civil.fields(unixSeconds: instant, offset: zoneOffset)
+                if year == nil {
+                    year = f.year
+                    if month == nil {
+                        month = f.month
+                        if day == nil { day = f.day }
+                    }
+                }
+            }
+            month = month ?? 1
+            day = day ?? 1
+        }
         guard let y = year, let mo = month, let d = day, (1...12).contains(mo), (1...31).contains(d) else { return nil }
         if let pm {
             if pm && hour < 12 { hour += 12 }

@@ -53,11 +53,14 @@ enum StringFilters {
             let ellipsis = args.has(1) ? try context.rubyText(args[1]) : "..."
             // Short strings are returned whole without counting characters one by one.
             if s.utf8.count <= length { return .string(s) }
-            let chars = Array(s)
+            // Ruby counts code points (a combining accent, each part of an emoji, is one).
+            let chars = Array(s.unicodeScalars)
             if chars.count <= length { return .string(s) }
-            let (room, overflow) = length.subtractingReportingOverflow(ellipsis.count)
+            let (room, overflow) = length.subtractingReportingOverflow(ellipsis.unicodeScalars.count)
             let keep = overflow ? 0 : max(0, room)
-            return .string(String(chars[0..<min(keep, chars.count)]) + ellipsis)
+            var kept = String.UnicodeScalarView()
+            kept.append(contentsOf: chars[0..<min(keep, chars.count)])
+            return .string(String(kept) + ellipsis)
         },
         LiquidFilter("truncatewords", arguments: 0...2) { input, args, context in
             if input.isNil { return .nil }
@@ -65,8 +68,12 @@ enum StringFilters {
             var words = args.has(0) ? try toInteger(args[0]) : 15
             let ellipsis = args.has(1) ? try context.rubyText(args[1]) : "..."
             if words <= 0 { words = 1 }
-            let parts = s.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" || $0 == "\u{0B}" || $0 == "\u{0C}" })
-            if parts.count <= words { return .string(s) }
+            let isBlank: (UInt8) -> Bool = { $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) }
+            let parts = s.utf8.split(whereSeparator: isBlank).map { String(decoding: $0, as: UTF8.self) }
+            // Ruby's `split(" ", words + 1)`: after `words` words, whitespace left at the end
+            // is one more (empty) field, so the text counts as cut.
+            let endsBlank = s.utf8.last.map(isBlank) ?? false
+            if parts.count < words || (parts.count == words && !endsBlank) { return .string(s) }
             return .string(parts.prefix(words).joined(separator: " ") + ellipsis)
         },
         LiquidFilter("split", arguments: 1...1) { input, args, context in
@@ -80,12 +87,12 @@ enum StringFilters {
             if case .array(let a) = input {
                 return rubySlice(a, start, length).map { .array($0) } ?? .nil
             }
-            let chars = Array(try context.rubyText(input))
-            return rubySlice(chars, start, length).map { .string(String($0)) } ?? .nil
+            let chars = Array(try context.rubyText(input).unicodeScalars)
+            return rubySlice(chars, start, length).map { var v = String.UnicodeScalarView(); v.append(contentsOf: $0); return .string(String(v)) } ?? .nil
         },
         LiquidFilter("size") { input, _, _ in
             switch input {
-            case .string(let s): return .int(s.count)
+            case .string(let s): return .int(s.unicodeScalars.count)  // code points, as Ruby counts
             case .array(let a): return .int(a.count)
             case .object(let o): return .int(o.count)
             case .range(let lo, let hi): return .int(rangeSize(lo, hi))
@@ -177,12 +184,13 @@ func rubySplit(_ s: String, _ sep: String, limit: Int = .max) throws -> [String]
     let tooMany = LiquidError.Reason.limitExceeded(.arrayElements(limit))
     var parts: [String] = []
     if sep == " " {
-        for part in s.split(whereSeparator: { $0.isWhitespace }) {
+        // Ruby's awk-style split: runs of ASCII whitespace (space, \t, \n, \v, \f, \r).
+        for part in s.utf8.split(whereSeparator: { $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) }) {
             if parts.count >= limit { throw tooMany }
-            parts.append(String(part))
+            parts.append(String(decoding: part, as: UTF8.self))
         }
     } else if sep.isEmpty {
-        for ch in s {
+        for ch in s.unicodeScalars {
             if parts.count >= limit { throw tooMany }
             parts.append(String(ch))
         }
@@ -391,10 +399,17 @@ extension String {
             let (total, o2) = insertions.addingReportingOverflow(utf8.count)
             if o1 || o2 || total > limit { throw tooLarge }
             var out = replacement
-            for ch in self { out.append(ch); out += replacement }
+            for ch in unicodeScalars { out.unicodeScalars.append(ch); out += replacement }
             return out
         }
         let finder = ByteFinder(target)
+        if replacement.utf8.contains(UInt8(ascii: "\\")) {
+            return try withBytes { text -> String in
+                let hits = finder.all(in: text)
+                if hits.isEmpty { return self }
+                return try String.substituting(text, hits: hits, length: finder.needle.count, replacement: Array(replacement.utf8), limit: limit)
+            }
+        }
         return try withBytes { text -> String in
             let hits = finder.all(in: text)
             if hits.isEmpty { return self }
@@ -416,11 +431,50 @@ extension String {
 
     /// Ruby's `sub` with a string pattern.
     func replacingFirst(_ target: String, with replacement: String) -> String {
-        if target.isEmpty { return replacement + self }
+        if target.isEmpty && !replacement.utf8.contains(UInt8(ascii: "\\")) { return replacement + self }
         return withBytes { text -> String in
-            guard let hit = ByteFinder(target).next(in: text, from: 0) else { return self }
+            let hit: Int
+            if target.isEmpty { hit = 0 } else {
+                guard let found = ByteFinder(target).next(in: text, from: 0) else { return self }
+                hit = found
+            }
+            if replacement.utf8.contains(UInt8(ascii: "\\")) {
+                return (try? String.substituting(text, hits: [hit], length: target.utf8.count, replacement: Array(replacement.utf8), limit: .max)) ?? self
+            }
             return spliced(text, hit, target.utf8.count, replacement)
         }
+    }
+
+    /// `text` with each match (`length` bytes at each of `hits`) replaced as Ruby's `gsub` and
+    /// `sub` replace with a string: `\\0` and `\\&` are the match, `` \\` `` what precedes it,
+    /// `\\'` what follows, `\\\\` one backslash, `\\1`…`\\9` nothing (a string pattern has no
+    /// groups); any other backslash stays as written.
+    static func substituting(_ text: UnsafeBufferPointer<UInt8>, hits: [Int], length: Int, replacement: [UInt8], limit: Int) throws -> String {
+        var out: [UInt8] = []
+        var last = 0
+        for hit in hits {
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[last..<hit]))
+            var i = 0
+            while i < replacement.count {
+                let c = replacement[i]
+                guard c == UInt8(ascii: "\\"), i + 1 < replacement.count else { out.append(c); i += 1; continue }
+                let e = replacement[i + 1]
+                switch e {
+                case UInt8(ascii: "0"), UInt8(ascii: "&"): out.append(contentsOf: UnsafeBufferPointer(rebasing: text[hit..<(hit + length)]))
+                case UInt8(ascii: "`"): out.append(contentsOf: UnsafeBufferPointer(rebasing: text[0..<hit]))
+                case UInt8(ascii: "'"): out.append(contentsOf: UnsafeBufferPointer(rebasing: text[(hit + length)..<text.count]))
+                case UInt8(ascii: "\\"): out.append(e)
+                case UInt8(ascii: "1")...UInt8(ascii: "9"): break
+                default: out.append(c); out.append(e)
+                }
+                i += 2
+                if out.count > limit { throw LiquidError.Reason.limitExceeded(.stringBytes(limit)) }
+            }
+            last = hit + length
+        }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: text[last..<text.count]))
+        if out.count > limit { throw LiquidError.Reason.limitExceeded(.stringBytes(limit)) }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The reference's `replace_last` (`rindex`, then a splice): the last occurrence, which may

@@ -249,6 +249,9 @@ struct ForTag: LiquidTag {
                 forloop.index0 = i
                 context.locals[slot].value = items[i]
                 try body.render(context)
+                // As the reference, a `forloop` kept past its loop has counted every
+                // iteration that ran (`index` one past the last).
+                forloop.index0 = i + 1
                 if let interrupt = context.interrupt {
                     context.interrupt = nil
                     if interrupt == .breakLoop { break }

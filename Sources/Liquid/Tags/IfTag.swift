@@ -30,11 +30,22 @@ struct IfTag: LiquidTag {
     static let ifTerminators = ["elsif", "else", "endif"]
     static let unlessTerminators = ["elsif", "else", "endunless"]
 
+    /// A condition's markup, parsed as the reference parses it in the template's mode. In lax
+    /// mode an operator written against the value before it (`a!=b`, `a== b`) is read as
+    /// the reference's lax parser reads it (part of that value), though strict parsing would
+    /// take it.
+    static func parseCondition(_ markup: Substring, offset: Int, parser: LiquidParser) throws -> Condition {
+        if parser.environment.errorMode == .lax, RubyLax.hasOperatorAfterValue(markup.utf8) {
+            return try RubyLax(markup.utf8, offset: offset, environment: parser.environment).condition()
+        }
+        return try parser.parseMarkup(markup, offset: offset) { try $0.condition() } lax: { try $0.condition() }
+    }
+
     /// `terminators`: `elsif`, `else` and the block's end tag.
     static func parseBranches(_ tag: TagToken, parser: LiquidParser, terminators: [String], negateFirst: Bool) throws -> Node {
         var branches: [IfBranch] = []
         branches.reserveCapacity(2)
-        var current: Condition? = try parser.parseMarkup(tag.markup, offset: tag.markupOffset) { try $0.condition() } lax: { try $0.condition() }
+        var current: Condition? = try parseCondition(tag.markup, offset: tag.markupOffset, parser: parser)
         // Blocks after the first `else` are parsed but never rendered, as in the reference.
         var collecting = true
         while true {
@@ -45,7 +56,7 @@ struct IfTag: LiquidTag {
             }
             switch end.name {
             case "elsif":
-                if collecting { current = try parser.parseMarkup(end.markup, offset: end.markupOffset) { try $0.condition() } lax: { try $0.condition() } }
+                if collecting { current = try parseCondition(end.markup, offset: end.markupOffset, parser: parser) }
             case "else":
                 current = nil
             default:

@@ -37,7 +37,8 @@ extension LiquidValue {
         case .string(let s): return s.isEmpty
         case .array(let a): return a.isEmpty
         case .object(let o): return o.isEmpty
-        case .range(let lo, let hi): return lo > hi
+        // A range has no `empty?` in Ruby: `(1..0)` is neither empty nor replaced by `default`.
+        case .range: return nil
         case .drop(let d):
             if d.drop is MethodLiteralDrop { return true }
             return d.drop.liquidSelf.isEmptyCollection
