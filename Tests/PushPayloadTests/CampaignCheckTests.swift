@@ -39,10 +39,14 @@ import Testing
         #expect(nearNamespace?.3 == "unknown namespace 'api_trigger_propertes'; did you mean api_trigger_properties.${x}?")
         let outside = try only("Hi ${first_name}")
         #expect(outside?.0 == .warning && outside?.2 == 12)
-        let malformed = try only("{{ ${first_name }}")
-        #expect(malformed?.0 == .error)
-        #expect(malformed?.3.hasPrefix("malformed attribute reference '${first_name }'") == true)
-        #expect(try only("{{ ${} }}")?.0 == .error)
+        // A reference the dashboard refuses is a syntax error of the field, located.
+        for (title, column) in [("{{ ${first_name }}", 26), ("{{ ${} }}", 12), ("{{ $first_name }}", 12), ("{{${first_name}}", 24)] {
+            #expect {
+                try diagnostics("name: c\ntitle: '\(title)'\nbody: b\n")
+            } throws: { error in
+                "\(error)".contains("c.yml:2:\(column): error: in title:")
+            }
+        }
         #expect(try diagnostics("name: c\ntitle: '{{${first_name}}} {{custom_attribute.${a b}}} {{most_recently_used_device.${model}}}'\nbody: b\n").isEmpty)
     }
 

@@ -128,6 +128,9 @@ struct Tokenizer {
                             continue
                         }
                         if c == UInt8(ascii: "{") && j + 1 < n && bytes[j + 1] == UInt8(ascii: "{") { depth += 1; j += 2; continue }
+                        if c == UInt8(ascii: "{") {
+                            throw LiquidError.Reason.syntax("a lone '{' in an output: attributes are written ${name}").at(j)
+                        }
                         if depth > 0 && c == UInt8(ascii: "}") && j + 1 < n && bytes[j + 1] == UInt8(ascii: "}") { depth -= 1; j += 2; continue }
                     }
                     if c == UInt8(ascii: "}") { close = j; break }
@@ -136,7 +139,13 @@ struct Tokenizer {
                 guard close >= 0 else {
                     throw LiquidError.Reason.syntax("variable '{{' was not properly terminated with '}}'").at(i)
                 }
-                let end = (close + 1 < n && bytes[close + 1] == UInt8(ascii: "}")) ? close + 2 : close + 1
+                let doubleBrace = close + 1 < n && bytes[close + 1] == UInt8(ascii: "}")
+                // The reference takes `{{ x }` as an output; a dialect with `${name}` attributes
+                // (Braze) does not: there it is a brace short (`{{${first_name}}`).
+                if attributeAware && !doubleBrace {
+                    throw LiquidError.Reason.syntax("variable '{{' was closed with a single '}' (attributes are written ${name} inside {{ }})").at(close)
+                }
+                let end = doubleBrace ? close + 2 : close + 1
                 flushText(&tokens, from: textStart, upTo: i)
                 var a = i + 2, b = close
                 var token = Token(kind: .output, offset: i, contentStart: a, contentEnd: b)

@@ -259,6 +259,7 @@ public struct MarkupStream: ~Copyable {
             guard hasAttributeSyntax else { throw unexpected("an expression") }
             advance()
             let name = name(of: token)
+            if name.isEmpty { throw LiquidError.Reason.syntax("an attribute needs a name, as in ${first_name}").at(start) }
             return try attributePath(try withRegistry { try $0.syntax.expression(namespace: nil, name: name) }, start: start)
         case .openOutput:
             guard hasAttributeSyntax else { throw unexpected("an expression") }
@@ -272,6 +273,7 @@ public struct MarkupStream: ~Copyable {
                 let attribute = tokens[position + 2]
                 advance(); advance(); advance()
                 let (namespace, name) = (name(of: token), name(of: attribute))
+                if name.isEmpty { throw LiquidError.Reason.syntax("an attribute needs a name, as in \(namespace).${name}").at(start) }
                 return try attributePath(try withRegistry { try $0.syntax.expression(namespace: namespace, name: name) }, start: start)
             }
             if next != .dot && next != .lbracket {

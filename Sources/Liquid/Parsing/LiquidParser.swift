@@ -223,6 +223,9 @@ public final class LiquidParser {
             do {
                 return try parseMarkup(markup, offset: offset, lax: false, body)
             } catch let strictError as LiquidError {
+                // A limit reached is never read past by the lax parser.
+                if case .limitExceeded = strictError.reason { throw strictError }
+                try checkAttributeReferences(markup, offset: offset)
                 let result = try parseMarkup(markup, offset: offset, lax: true, body)
                 if environment.errorMode == .warn {
                     var warning = strictError
@@ -255,6 +258,9 @@ public final class LiquidParser {
             do {
                 return try parseMarkup(markup, offset: offset, lax: false, body)
             } catch let strictError as LiquidError {
+                // A limit reached is never read past by the lax parser.
+                if case .limitExceeded = strictError.reason { throw strictError }
+                try checkAttributeReferences(markup, offset: offset)
                 var reader = RubyLax(markup, offset: offset, environment: environment)
                 let result = try lax(&reader)
                 if !reader.filterProblems.isEmpty { filterProblems += reader.filterProblems }
@@ -264,6 +270,34 @@ public final class LiquidParser {
                     warnings.append(warning)
                 }
                 return result
+            }
+        }
+    }
+
+    /// In a dialect with `${name}` attributes (Braze), markup that lax parsing would read past
+    /// is refused in every mode, as the dashboard refuses it: a `$` not starting `${`, an
+    /// attribute without its `}` or a name, a lone `{` or `}`, a quote never closed.
+    func checkAttributeReferences<Bytes: Collection<UInt8>>(_ markup: Bytes, offset: Int) throws {
+        guard environment.registry.hasAttributeSyntax else { return }
+        let b = Array(markup)
+        var i = 0
+        func fail(_ message: String) -> LiquidError { LiquidError.Reason.syntax(message).at(offset + i) }
+        while i < b.count {
+            let c = b[i]
+            switch c {
+            case UInt8(ascii: "'"), UInt8(ascii: "\""):
+                guard let close = b[(i + 1)...].firstIndex(of: c) else { throw fail("a string is not closed: \(String(decoding: [c], as: UTF8.self)) without its pair") }
+                i = close + 1
+            case UInt8(ascii: "$"):
+                guard i + 1 < b.count, b[i + 1] == UInt8(ascii: "{") else { throw fail("'$' starts an attribute, written ${name}") }
+                guard let close = b[(i + 2)...].firstIndex(of: UInt8(ascii: "}")) else { throw fail("'${' without its closing '}'") }
+                if b[(i + 2)..<close].allSatisfy(isSpace) { throw fail("an attribute needs a name, as in ${first_name}") }
+                i = close + 1
+            case UInt8(ascii: "{"), UInt8(ascii: "}"):
+                guard i + 1 < b.count, b[i + 1] == c else { throw fail("a lone '\(String(decoding: [c], as: UTF8.self))': attributes are written ${name}, outputs {{ ... }}") }
+                i += 2
+            default:
+                i += 1
             }
         }
     }

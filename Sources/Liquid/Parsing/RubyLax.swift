@@ -14,10 +14,31 @@ struct RubyLax {
     /// Filter calls that will not work as written (as ``MarkupStream/filterProblems``).
     var filterProblems: [(reason: LiquidError.Reason, offset: Int)] = []
 
+    /// For each byte, where the next `'` and the next `"` at or after it are (`b.count` for
+    /// none), and where the balanced `[...]` opening there ends (-1 for none): found in one
+    /// pass each, so that no match scans the rest of the markup again (linear time for
+    /// markup full of stray quotes or brackets).
+    private let nextSingle: [Int32], nextDouble: [Int32], bracketEnd: [Int32]
+
     init<Bytes: Collection<UInt8>>(_ markup: Bytes, offset: Int, environment: LiquidEnvironment) {
-        b = Array(markup)
+        let bytes = Array(markup)
+        b = bytes
         self.offset = offset
         self.environment = environment
+        let n = bytes.count
+        var single = [Int32](repeating: Int32(n), count: n + 1), double = single
+        var i = n - 1
+        while i >= 0 {
+            single[i] = bytes[i] == UInt8(ascii: "'") ? Int32(i) : single[i + 1]
+            double[i] = bytes[i] == UInt8(ascii: "\"") ? Int32(i) : double[i + 1]
+            i -= 1
+        }
+        var ends = [Int32](repeating: -1, count: n)
+        var open: [Int] = []
+        for (k, c) in bytes.enumerated() {
+            if c == UInt8(ascii: "[") { open.append(k) } else if c == UInt8(ascii: "]"), let o = open.popLast() { ends[o] = Int32(k + 1) }
+        }
+        (nextSingle, nextDouble, bracketEnd) = (single, double, ends)
     }
 
     var all: Range<Int> { 0..<b.count }
@@ -47,8 +68,7 @@ struct RubyLax {
     /// `QuotedString = /"[^"]*"|'[^']*'/` at `i`: where it ends.
     func quotedStringEnd(_ i: Int, _ end: Int) -> Int? {
         guard i < end, b[i] == UInt8(ascii: "\"") || b[i] == UInt8(ascii: "'") else { return nil }
-        var j = i + 1
-        while j < end && b[j] != b[i] { j += 1 }
+        let j = Int(b[i] == UInt8(ascii: "'") ? nextSingle[i + 1] : nextDouble[i + 1])
         return j < end ? j + 1 : nil
     }
 
@@ -82,8 +102,13 @@ struct RubyLax {
 
     // MARK: Expressions (expression.rb, variable_lookup.rb, range_lookup.rb)
 
-    /// `Expression.parse(markup)`.
-    func expression(_ r: Range<Int>) throws -> LiquidExpression {
+    /// `Expression.parse(markup)`. `depth`: how many brackets and ranges enclose it, limited as
+    /// the strict parser limits nesting (``LiquidLimits/nestingDepth``).
+    func expression(_ r: Range<Int>, depth: Int = 0) throws -> LiquidExpression {
+        let limit = environment.limits.nestingDepth
+        if depth > limit || StackGuard.isExhausted(limit: StackGuard.limit) {
+            throw LiquidError.Reason.limitExceeded(.nestingDepth(limit)).at(offset + r.lowerBound)
+        }
         let m = strip(r)
         let n = m.count
         if n >= 2 || n == 1, let first = n > 0 ? b[m.lowerBound] : nil,
@@ -99,14 +124,14 @@ struct RubyLax {
         default: break
         }
         if n >= 2, b[m.lowerBound] == UInt8(ascii: "("), b[m.upperBound - 1] == UInt8(ascii: ")"), let (lo, hi) = rangeParts(m) {
-            let a = try expression(lo), z = try expression(hi)
+            let a = try expression(lo, depth: depth + 1), z = try expression(hi, depth: depth + 1)
             if case .literal(let x) = a, case .literal(let y) = z {
                 return .literal(.range(try Self.rangeInteger(x, text(lo)), try Self.rangeInteger(y, text(hi))))
             }
             return .range(a, z)
         }
         if let number = number(m) { return .literal(number) }
-        return variableLookup(m)
+        return try variableLookup(m, depth: depth)
     }
 
     /// `RangeLookup.parse` on two literals: `to_i`, or a syntax error for a value without one.
@@ -184,16 +209,8 @@ struct RubyLax {
     /// `VariableParser = /\[(?>[^\[\]]+|\g<0>)*\]|[\w-]+\??/` at `i`: where a match ends.
     func variablePartEnd(_ i: Int, _ end: Int) -> Int? {
         if b[i] == UInt8(ascii: "[") {
-            var depth = 0
-            var j = i
-            while j < end {
-                if b[j] == UInt8(ascii: "[") { depth += 1 } else if b[j] == UInt8(ascii: "]") {
-                    depth -= 1
-                    if depth == 0 { return j + 1 }
-                }
-                j += 1
-            }
-            return nil
+            let e = Int(bracketEnd[i])
+            return e > 0 && e <= end ? e : nil
         }
         var j = i
         while j < end && (Self.isWord(b[j]) || b[j] == UInt8(ascii: "-")) { j += 1 }
@@ -203,7 +220,7 @@ struct RubyLax {
     }
 
     /// `VariableLookup.new(markup)`: the parts `VariableParser` finds, the first the name.
-    func variableLookup(_ m: Range<Int>) -> LiquidExpression {
+    func variableLookup(_ m: Range<Int>, depth: Int) throws -> LiquidExpression {
         var parts: [Range<Int>] = []
         var i = m.lowerBound
         while i < m.upperBound {
@@ -215,10 +232,14 @@ struct RubyLax {
             }
         }
         guard let first = parts.first else { return .literal(.nil) }
+        // A path is walked one level per lookup: the nesting limit bounds it.
+        if parts.count - 1 > environment.limits.nestingDepth {
+            throw LiquidError.Reason.limitExceeded(.nestingDepth(environment.limits.nestingDepth)).at(offset + m.lowerBound)
+        }
         let root: VariablePath.Root
         if b[first.lowerBound] == UInt8(ascii: "[") {
             let inner = (first.lowerBound + 1)..<(first.upperBound - 1)
-            switch (try? expression(inner)) ?? .literal(.nil) {
+            switch try expression(inner, depth: depth + 1) {
             case .literal(.string(let s)): root = .name(PropertyKey(s))
             case let e: root = .dynamic(e)
             }
@@ -229,7 +250,7 @@ struct RubyLax {
         for part in parts.dropFirst() {
             if b[part.lowerBound] == UInt8(ascii: "[") {
                 let inner = (part.lowerBound + 1)..<(part.upperBound - 1)
-                switch (try? expression(inner)) ?? .literal(.nil) {
+                switch try expression(inner, depth: depth + 1) {
                 case .literal(.string(let s)) where ["size", "first", "last"].contains(s):
                     // A bracketed name is a key, never the `size`/`first`/`last` command.
                     lookups.append(.dynamic(.literal(.string(s))))
@@ -377,6 +398,10 @@ struct RubyLax {
             }
         }
         if let s = chunkStart { parts.append((s..<end, false)) }
+        // Conditions nest one level per `and`/`or`: the nesting limit bounds them.
+        if parts.count / 2 > environment.limits.nestingDepth {
+            throw LiquidError.Reason.limitExceeded(.nestingDepth(environment.limits.nestingDepth)).at(offset)
+        }
         // `scan` yields the comparisons and operators in order; the reference pops from the end.
         guard var last = parts.popLast(), !last.isOperator else { throw LiquidError.Reason.syntax("Syntax Error in tag 'if' - Valid syntax: if [expression]").at(offset) }
         var condition = try comparison(last.0)
@@ -433,10 +458,12 @@ extension RubyLax {
         if k < end && b[k] == UInt8(ascii: ":") {
             nameEnd = fragment
         } else {
-            var j = fragment - 1
-            while j > 0 {
-                if b[j] == UInt8(ascii: ":"), fragmentEnd(0, j) == j { nameEnd = j; break }
-                j -= 1
+            // The last colon of the fragment outside its quoted strings.
+            var j = 0
+            while j < fragment {
+                if let q = quotedStringEnd(j, fragment) { j = q; continue }
+                if b[j] == UInt8(ascii: ":") && j > 0 { nameEnd = j }
+                j += 1
             }
         }
         if let nameEnd {
