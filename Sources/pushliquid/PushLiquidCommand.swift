@@ -234,7 +234,7 @@ func jsonKind(_ value: LiquidValue) -> String {
     switch value {
     case .nil: return "null"
     case .bool: return "a boolean"
-    case .int, .double: return "a number"
+    case .int, .bigInt, .double: return "a number"
     case .string: return "a string"
     case .array, .range: return "an array"
     case .object, .drop: return "an object"

@@ -4,11 +4,13 @@ import Foundation
 /// `BigDecimal`, which the reference converts floats to before arithmetic, so
 /// `0.1 | plus: 0.2` is `0.3`).
 ///
-/// Where Ruby would use a bignum (an integer result past 64 bits) the result is a decimal, and
-/// so a float; where even a decimal cannot hold a number (beyond about 1e125, Infinity, NaN),
-/// the arithmetic is done in floating point, as Ruby's `BigDecimal#to_f` would end up.
+/// Integers past 64 bits are exact, as Ruby's bignums (``BigInt``, up to ``BigInt/maxBits``);
+/// where a decimal cannot hold a number (beyond about 1e125, Infinity, NaN), the arithmetic is
+/// done in floating point, as Ruby's `BigDecimal#to_f` would end up.
 enum LiquidNumber {
     case int(Int)
+    /// An integer past 64 bits.
+    case big(BigInt)
     case decimal(Decimal)
     /// A float out of the decimal's range, or not finite.
     case float(Double)
@@ -17,9 +19,22 @@ enum LiquidNumber {
     static func from(_ value: LiquidValue) -> LiquidNumber {
         switch value.resolved {
         case .int(let i): return .int(i)
+        case .bigInt(let b): return .big(b)
         case .double(let d): return decimalFromDouble(d).map { .decimal($0) } ?? .float(d)
         case .string(let s): return parse(s)
         default: return .int(0)
+        }
+    }
+
+    /// An integer result: `.int` when it fits.
+    static func integer(_ b: BigInt) -> LiquidNumber { b.exactInt.map { .int($0) } ?? .big(b) }
+
+    /// The number as a big integer, when it is an integer.
+    var bigValue: BigInt? {
+        switch self {
+        case .int(let i): return BigInt(i)
+        case .big(let b): return b
+        default: return nil
         }
     }
 
@@ -35,6 +50,7 @@ enum LiquidNumber {
             return .int(rubyStringToInt(s))
         }
         if parts.count == 1, let i = Int(t) { return .int(i) }
+        if parts.count == 1, let b = BigInt(t) { return .integer(b) }
         if let d = Decimal(string: t), !d.isNaN { return .decimal(d) }
         return .float(Double(t) ?? 0)
     }
@@ -42,6 +58,7 @@ enum LiquidNumber {
     var decimal: Decimal {
         switch self {
         case .int(let i): return Decimal(i)
+        case .big(let b): return Decimal(string: b.description) ?? .nan
         case .decimal(let d): return d
         case .float(let d): return decimalFromDouble(d) ?? .nan
         }
@@ -51,6 +68,7 @@ enum LiquidNumber {
     var double: Double {
         switch self {
         case .int(let i): return Double(i)
+        case .big(let b): return b.double
         case .decimal(let d): return doubleFromDecimal(d)
         case .float(let d): return d
         }
@@ -60,6 +78,7 @@ enum LiquidNumber {
     var value: LiquidValue {
         switch self {
         case .int(let i): return .int(i)
+        case .big(let b): return .normalizing(b)
         case .decimal(let d): return .double(doubleFromDecimal(d))
         case .float(let d): return .double(d)
         }
@@ -80,8 +99,9 @@ enum LiquidNumber {
     func add(_ other: LiquidNumber) throws -> LiquidNumber {
         if case .int(let a) = self, case .int(let b) = other {
             let (r, o) = a.addingReportingOverflow(b)
-            return o ? .decimal(Decimal(a) + Decimal(b)) : .int(r)
+            return o ? .integer(try BigInt.adding(BigInt(a), BigInt(b))) : .int(r)
         }
+        if let a = bigValue, let b = other.bigValue { return .integer(try BigInt.adding(a, b)) }
         if isFloat(other) { return .float(double + other.double) }
         return Self.decimalOr(decimal + other.decimal) { double + other.double }
     }
@@ -89,8 +109,9 @@ enum LiquidNumber {
     func subtract(_ other: LiquidNumber) throws -> LiquidNumber {
         if case .int(let a) = self, case .int(let b) = other {
             let (r, o) = a.subtractingReportingOverflow(b)
-            return o ? .decimal(Decimal(a) - Decimal(b)) : .int(r)
+            return o ? .integer(try BigInt.subtracting(BigInt(a), BigInt(b))) : .int(r)
         }
+        if let a = bigValue, let b = other.bigValue { return .integer(try BigInt.subtracting(a, b)) }
         if isFloat(other) { return .float(double - other.double) }
         return Self.decimalOr(decimal - other.decimal) { double - other.double }
     }
@@ -98,8 +119,9 @@ enum LiquidNumber {
     func multiply(_ other: LiquidNumber) throws -> LiquidNumber {
         if case .int(let a) = self, case .int(let b) = other {
             let (r, o) = a.multipliedReportingOverflow(by: b)
-            return o ? .decimal(Decimal(a) * Decimal(b)) : .int(r)
+            return o ? .integer(try BigInt.multiplying(BigInt(a), BigInt(b))) : .int(r)
         }
+        if let a = bigValue, let b = other.bigValue { return .integer(try BigInt.multiplying(a, b)) }
         if isFloat(other) { return .float(double * other.double) }
         return Self.decimalOr(decimal * other.decimal) { double * other.double }
     }
@@ -108,16 +130,16 @@ enum LiquidNumber {
         if other.isZero {
             // Only integers fail; a decimal or float divided by zero is Infinity (or NaN), as
             // BigDecimal's division is.
-            if case .int = self, case .int = other { throw LiquidError.Reason.zeroDivision }
+            if bigValue != nil && other.bigValue != nil { throw LiquidError.Reason.zeroDivision }
             return .float(double / other.double)
         }
-        if case .int(let a) = self, case .int(let b) = other {
-            if a == Int.min && b == -1 { return .decimal(-Decimal(a)) }
+        if case .int(let a) = self, case .int(let b) = other, !(a == Int.min && b == -1) {
             // Ruby's Integer#/ floors.
             var q = a / b
             if (a % b != 0) && ((a < 0) != (b < 0)) { q -= 1 }
             return .int(q)
         }
+        if let a = bigValue, let b = other.bigValue, let (q, _) = BigInt.flooredDivision(a, b) { return .integer(q) }
         if isFloat(other) { return .float(double / other.double) }
         return Self.decimalOr(decimal / other.decimal) { double / other.double }
     }
@@ -130,6 +152,7 @@ enum LiquidNumber {
             if r != 0 && ((r < 0) != (b < 0)) { r += b }
             return .int(r)
         }
+        if let a = bigValue, let b = other.bigValue, let (_, r) = BigInt.flooredDivision(a, b) { return .integer(r) }
         if isFloat(other) {
             // Floored, as Ruby's Float#%.
             let a = double, b = other.double
@@ -148,6 +171,7 @@ enum LiquidNumber {
     var isZero: Bool {
         switch self {
         case .int(let i): return i == 0
+        case .big(let b): return b.isZero
         case .decimal(let d): return d.isZero
         case .float(let d): return d == 0
         }
@@ -155,6 +179,7 @@ enum LiquidNumber {
 
     func compare(_ other: LiquidNumber) -> Int {
         if case .int(let a) = self, case .int(let b) = other { return a < b ? -1 : (a == b ? 0 : 1) }
+        if let a = bigValue, let b = other.bigValue { return a < b ? -1 : (a == b ? 0 : 1) }
         if isFloat(other) {
             let a = double, b = other.double
             return a < b ? -1 : (a == b ? 0 : 1)
@@ -194,6 +219,8 @@ func integer(exactlyTruncating d: Double) -> Int? {
 func toInteger(_ value: LiquidValue) throws -> Int {
     switch value.resolved {
     case .int(let i): return i
+    // As far as any string or array reaches, an integer past 64 bits is Int.max or Int.min.
+    case .bigInt(let b): return b.isNegative ? Int.min : Int.max
     case .double(let d) where d.isFinite && d.rounded(.towardZero) == d && d.magnitude >= 0x1p63:
         // An integer past 64 bits (render data's bignums arrive as floats): as far as any
         // string or array reaches, Int.max and Int.min are the same.
@@ -218,7 +245,8 @@ enum MathFilters {
         binary("at_most") { $0.compare($1) <= 0 ? $0 : $1 },
         LiquidFilter("abs") { input, _, _ in
             switch LiquidNumber.from(input) {
-            case .int(let i): return i == Int.min ? .double(-Double(i)) : .int(abs(i))
+            case .int(let i): return i == Int.min ? .normalizing(BigInt(i).magnitude) : .int(abs(i))
+            case .big(let b): return .normalizing(b.magnitude)
             case .decimal(let d): return LiquidNumber.decimal(d < 0 ? -d : d).value
             case .float(let d): return .double(d.magnitude)
             }
@@ -242,11 +270,11 @@ enum MathFilters {
                 }
                 places = p
             }
-            if case .int = n, places >= 0 { return n.value }
+            if n.bigValue != nil, places >= 0 { return n.value }
             if case .float(let d) = n {
                 // Beyond a decimal's range: a float has no digits left to round at any place
-                // a template can ask for.
-                return .double(d)
+                // a template can ask for; to a whole number it is Ruby's integer.
+                return places <= 0 ? wholeNumber(d, .toNearestOrAwayFromZero) : .double(d)
             }
             var d = n.decimal
             var r = Decimal()
@@ -265,13 +293,25 @@ enum MathFilters {
     /// `ceil`/`floor`: to an integer.
     static func roundNumber(_ n: LiquidNumber, _ mode: NSDecimalNumber.RoundingMode) -> LiquidValue {
         if case .float(let d) = n {
-            // Too large for a decimal: already whole (or Infinity, NaN).
-            return .double(d)
+            // Beyond a decimal's range: Ruby's integer of it (Infinity and NaN stay).
+            return wholeNumber(d, mode == .up ? .up : .down)
         }
         guard case .decimal(var d) = n else { return n.value }
         var r = Decimal()
         NSDecimalRound(&r, &d, 0, mode)
         return decimalToInt(r)
+    }
+
+    /// The integer Ruby's `BigDecimal(float.to_s).round`/`ceil`/`floor` gives for a float past
+    /// a decimal's range: a huge one is its shortest digits with zeros (`1e300` is 1 and 300
+    /// zeros), a tiny one rounds to -1, 0 or 1. Infinity and NaN stay as they are.
+    static func wholeNumber(_ d: Double, _ rule: FloatingPointRoundingRule) -> LiquidValue {
+        guard d.isFinite else { return .double(d) }
+        if d.magnitude < 0x1p62 { return .int(Int(d.rounded(rule))) }
+        let (digits, decpt) = shortestDigits(d.magnitude)
+        guard decpt >= digits.count,
+              let big = BigInt((d < 0 ? "-" : "") + digits + String(repeating: "0", count: decpt - digits.count)) else { return .double(d) }
+        return .normalizing(big)
     }
 
     static func nonFinite(_ v: LiquidValue) -> LiquidValue? {
@@ -283,6 +323,10 @@ enum MathFilters {
         let n = NSDecimalNumber(decimal: d)
         let i = n.int64Value
         if Decimal(i) == d { return .int(Int(i)) }
+        // A whole number past 64 bits: Ruby's `round`, `ceil` and `floor` give a bignum.
+        var whole = Decimal(), copy = d
+        NSDecimalRound(&whole, &copy, 0, .plain)
+        if whole == d, let big = BigInt(d.description) { return .normalizing(big) }
         return .double(doubleFromDecimal(d))
     }
 }

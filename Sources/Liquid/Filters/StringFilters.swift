@@ -97,6 +97,7 @@ enum StringFilters {
             case .object(let o): return .int(o.count)
             case .range(let lo, let hi): return .int(rangeSize(lo, hi))
             case .int: return .int(8)  // Ruby's Integer#size: bytes in a machine word
+            case .bigInt(let b): return .int(b.rubySize)
             default: return .int(0)
             }
         },

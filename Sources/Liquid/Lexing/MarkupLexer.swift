@@ -5,6 +5,8 @@
 struct MarkupToken: Sendable {
     enum Kind: UInt8, Sendable {
         case identifier, string, int, double
+        /// An integer literal past 64 bits (its digits are the token's bytes).
+        case bigInt
         case dot, dotDot, pipe, colon, comma, lbracket, rbracket, lparen, rparen
         /// `==`, `!=` (`<>`), `<`, `>`, `<=`, `>=`: the operator is in ``MarkupToken/value``.
         case comparison
@@ -127,6 +129,8 @@ struct MarkupLexer {
                     }
                     if !isFloat, let v = parseInteger(i, j) {
                         add(.int, start, j, UInt64(bitPattern: Int64(v)))
+                    } else if !isFloat {
+                        add(.bigInt, start, j)
                     } else {
                         let d = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[i..<j]), as: UTF8.self)) ?? 0
                         add(.double, start, j, d.bitPattern)

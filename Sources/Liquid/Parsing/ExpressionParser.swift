@@ -155,6 +155,7 @@ public struct MarkupStream: ~Copyable {
         case .identifier: return "'\(text(of: token))'"
         case .string: return "string \"\(text(of: token))\""
         case .int: return "number \(token.int)"
+        case .bigInt: return "number \(text(of: token))"
         case .double: return "number \(rubyFloatString(token.double))"
         case .dot: return "'.'"
         case .dotDot: return "'..'"
@@ -243,6 +244,11 @@ public struct MarkupStream: ~Copyable {
         case .string: advance(); return .literal(.string(text(of: token)))
         case .int: advance(); return .literal(.int(token.int))
         case .double: advance(); return .literal(.double(token.double))
+        case .bigInt:
+            advance()
+            let digits = text(of: token)
+            // Past `BigInt.maxBits`: a float, as the digits read.
+            return .literal(BigInt(digits).map { .normalizing($0) } ?? .double(Double(digits) ?? 0))
         case .lparen:
             advance()
             let lo = try expression()
@@ -498,6 +504,7 @@ public struct MarkupStream: ~Copyable {
 func rangeBound(_ value: LiquidValue) throws -> Int {
     switch value.resolved {
     case .int(let i): return i
+    case .bigInt(let b): throw LiquidError.Reason.numberOutOfRange("range bound \(b)")
     case .nil: return 0
     case .string(let s):
         // Ruby's String#to_i: leading integer, else 0.

@@ -138,6 +138,7 @@ struct RubyLax {
     static func rangeInteger(_ v: LiquidValue, _ markup: String) throws -> Int {
         switch v {
         case .int(let i): return i
+        case .bigInt(let b): throw LiquidError.Reason.numberOutOfRange("range bound \(b)")
         case .double(let d):
             guard let i = integer(exactlyTruncating: d) else { throw LiquidError.Reason.numberOutOfRange("range bound \(rubyFloatString(d))") }
             return i
@@ -198,7 +199,8 @@ struct RubyLax {
         let s = text(m)
         if firstDot == nil {
             if let v = Int(s) { return .int(v) }
-            return .double(Double(s) ?? 0)  // beyond 64 bits
+            if let big = BigInt(s) { return .normalizing(big) }  // beyond 64 bits
+            return .double(Double(s) ?? 0)
         }
         let cut = numEnd ?? end
         let prefix = text(m.lowerBound..<cut)

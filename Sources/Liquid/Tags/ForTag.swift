@@ -108,6 +108,7 @@ func loopInteger(_ value: LiquidValue) throws -> Int? {
     switch value.resolved {
     case .nil: return nil
     case .int(let i): return i
+    case .bigInt(let b): return b.isNegative ? Int.min : Int.max  // no loop reaches that far
     case .double(let d):
         guard let i = integer(exactlyTruncating: d) else { throw LiquidError.Reason.numberOutOfRange("loop parameter \(rubyFloatString(d))") }
         return i

@@ -8,37 +8,22 @@ struct IncrementTag: LiquidTag {
         let variable: String
         let delta: Int
         func render(_ context: RenderContext) throws {
-            var value: Int
-            switch context.counters[variable] ?? {
+            let current = context.counters[variable] ?? {
                 if case .object(let o) = context.data { return o[variable] }
                 return nil
-            }() {
-            case .int(let i)?: value = i
-            case .double(let d)?:
-                // A counter past 64 bits (Ruby's bignum) goes on as a float, as math filters do.
-                let next = delta < 0 ? d - 1 : d
-                context.write(rubyFloatString(next))
-                context.counters[variable] = .double(delta > 0 ? next + 1 : next)
-                return
-            default: value = 0
+            }()
+            // Past 64 bits the counter goes on exactly, as Ruby's bignums do.
+            var value: LiquidNumber
+            switch current {
+            case .int(let i)?: value = .int(i)
+            case .bigInt(let b)?: value = .big(b)
+            case .double(let d)?: value = .float(d)
+            default: value = .int(0)
             }
-            if delta < 0 {
-                guard value > Int.min else {
-                    context.write(rubyFloatString(Double(value) - 1))
-                    context.counters[variable] = .double(Double(value) - 1)
-                    return
-                }
-                value -= 1
-            }
-            context.write(String(value))
-            if delta > 0 {
-                guard value < Int.max else {
-                    context.counters[variable] = .double(Double(value) + 1)
-                    return
-                }
-                value += 1
-            }
-            context.counters[variable] = .int(value)
+            if delta < 0 { value = try value.subtract(.int(1)) }
+            try context.emit(value.value)
+            if delta > 0 { value = try value.add(.int(1)) }
+            context.counters[variable] = value.value
         }
     }
 

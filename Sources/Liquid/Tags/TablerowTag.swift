@@ -35,6 +35,7 @@ func tablerowInteger(_ value: LiquidValue) throws -> Int {
     switch value.resolved {
     case .nil: return 0
     case .int(let i): return i
+    case .bigInt(let b): return b.isNegative ? Int.min : Int.max
     case .double(let d):
         guard let i = integer(exactlyTruncating: d) else { throw LiquidError.Reason.numberOutOfRange("tablerow parameter \(rubyFloatString(d))") }
         return i

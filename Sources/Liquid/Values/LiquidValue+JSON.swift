@@ -175,6 +175,9 @@ public struct JSONValueParser {
         let text = String(decoding: buf[start..<i], as: UTF8.self)
         if text.isEmpty || text == "-" { throw error("unexpected character") }
         if !isFloat, let v = Int(text) { return .int(v) }
+        // An integer past 64 bits stays exact (Ruby's JSON gives a bignum); past
+        // `BigInt.maxBits`, a float.
+        if !isFloat, let big = BigInt(text) { return .normalizing(big) }
         guard let d = Double(text) else { throw error("invalid number '\(text)'") }
         return .double(d)
     }
@@ -281,6 +284,7 @@ extension LiquidValue {
         case .nil: out += [0x6E, 0x75, 0x6C, 0x6C]
         case .bool(let b): out += b ? Array("true".utf8) : Array("false".utf8)
         case .int(let i): out += String(i).utf8
+        case .bigInt(let b): out += b.description.utf8
         case .double(let d): out += (d.isFinite ? rubyFloatString(d) : "null").utf8
         case .string(let s): writeJSONStringBytes(s, to: &out)
         case .array(let a):

@@ -44,6 +44,7 @@ extension LiquidValue {
         case .nil: break
         case .string(let s): appendUTF8(s, to: &out)
         case .int(let i): appendDecimal(i, to: &out)
+        case .bigInt(let b): out.append(contentsOf: b.description.utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .double(let d): out.append(contentsOf: rubyFloatString(d).utf8)
         case .array(let a):
@@ -67,7 +68,7 @@ extension LiquidValue {
         switch self {
         case .nil: out.append(contentsOf: "nil".utf8)
         case .string(let s): appendInspected(s, to: &out)
-        case .int, .double, .bool, .range: return write(to: &out, limit: limit)
+        case .int, .bigInt, .double, .bool, .range: return write(to: &out, limit: limit)
         case .array(let a):
             out.append(UInt8(ascii: "["))
             for (i, e) in a.enumerated() {

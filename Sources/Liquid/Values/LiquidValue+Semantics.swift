@@ -14,7 +14,7 @@ extension LiquidValue {
     public var isBlank: Bool {
         switch self {
         case .nil, .bool(false): return true
-        case .bool(true), .int, .double, .range: return false
+        case .bool(true), .int, .bigInt, .double, .range: return false
         case .string(let s):
             // Rails: /\A[[:space:]]*\z/. ASCII bytes first; other text by scalar properties.
             var ascii = true
@@ -64,6 +64,9 @@ extension LiquidValue {
         case (.int(let a), .int(let b)): return a == b
         case (.int(let a), .double(let b)): return Double(a) == b
         case (.double(let a), .int(let b)): return a == Double(b)
+        case (.bigInt(let a), .bigInt(let b)): return a == b
+        case (.bigInt(let a), .double(let b)): return a.compare(toDouble: b) == 0
+        case (.double(let a), .bigInt(let b)): return b.compare(toDouble: a) == 0
         case (.double(let a), .double(let b)): return a == b
         case (.string(let a), .string(let b)): return a == b
         case (.bool(let a), .bool(let b)): return a == b
@@ -111,6 +114,11 @@ extension LiquidValue {
         case (.int(let a), .double(let b)): return Self.compare(Double(a), b)
         case (.double(let a), .int(let b)): return Self.compare(a, Double(b))
         case (.double(let a), .double(let b)): return Self.compare(a, b)
+        case (.bigInt(let a), .bigInt(let b)): return a < b ? -1 : (a == b ? 0 : 1)
+        case (.bigInt(let a), .int(let b)): return a < BigInt(b) ? -1 : 1
+        case (.int(let a), .bigInt(let b)): return BigInt(a) < b ? -1 : 1
+        case (.bigInt(let a), .double(let b)): return a.compare(toDouble: b)
+        case (.double(let a), .bigInt(let b)): return b.compare(toDouble: a).map { -$0 }
         case (.string(let a), .string(let b)):
             let x = Array(a.utf8), y = Array(b.utf8)
             return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
@@ -129,7 +137,7 @@ extension LiquidValue {
 
     var isNumberOrString: Bool {
         switch self {
-        case .int, .double, .string: return true
+        case .int, .bigInt, .double, .string: return true
         default: return false
         }
     }
@@ -139,7 +147,7 @@ extension LiquidValue {
         switch self {
         case .nil: return "NilClass"
         case .bool(let b): return b ? "TrueClass" : "FalseClass"
-        case .int: return "Integer"
+        case .int, .bigInt: return "Integer"
         case .double: return "Float"
         case .string: return "String"
         case .array: return "Array"
@@ -198,6 +206,8 @@ extension LiquidValue {
             }
         case .int:
             return key.name == "size" ? .int(8) : .nil  // Integer#size
+        case .bigInt(let b):
+            return key.name == "size" ? .int(b.rubySize) : .nil
         case .range(let lo, let hi):
             switch key.name {
             case "size": return .int(rangeSize(lo, hi))

@@ -9,6 +9,9 @@ public enum LiquidValue: Sendable, Hashable {
     case bool(Bool)
     /// A 64-bit integer.
     case int(Int)
+    /// An integer beyond 64 bits (Ruby's bignums), from render data, a literal or arithmetic;
+    /// never one that fits in `.int` (``normalizing(_:)`` chooses).
+    case bigInt(BigInt)
     /// A double-precision float, printed the way Ruby's `Float#to_s` prints it.
     case double(Double)
     /// A string.

@@ -85,6 +85,7 @@ enum BrazeFilters {
         let text: String
         switch input {
         case .int(let i): text = String(i)
+        case .bigInt(let b): text = b.description
         case .double(let d): text = rubyFloatString(d)
         case .string(let s):
             let t = s.trimmingCharacters(in: .whitespaces)
@@ -111,6 +112,7 @@ enum BrazeFilters {
         let decimal: Decimal
         switch input {
         case .int(let i): decimal = Decimal(i)
+        case .bigInt(let b): decimal = Decimal(string: b.description) ?? 0
         case .double(let d):
             guard let exact = Decimal(string: rubyFloatString(d)), !exact.isNaN else {
                 // Beyond a decimal's range (or not finite): two decimals of the float itself.
