@@ -20,8 +20,8 @@ if (lib = ENV['LIQUID_LIB'])
   require 'strscan'
   # Ruby 3.1's StringScanner lacks the byte methods Liquid 5.13 uses.
   class StringScanner
-    def peek_byte; (b = peek(1)).empty? ? nil : b.ord; end unless method_defined?(:peek_byte)
-    def scan_byte; (b = getch) ? b.bytes.first : nil; end unless method_defined?(:scan_byte)
+    def peek_byte; (b = peek(1)).empty? ? nil : b.unpack1('C'); end unless method_defined?(:peek_byte)
+    def scan_byte; (b = get_byte) ? b.unpack1('C') : nil; end unless method_defined?(:scan_byte)
   end
   $LOAD_PATH.unshift(lib)
 end

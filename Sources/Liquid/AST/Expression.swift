@@ -45,6 +45,9 @@ public final class VariablePath: Sendable {
     }
     /// The root.
     public let root: Root
+    /// The root is the name `self`: when no variable has it, it is the current scope
+    /// (decided here, so that rendering other paths never compares names).
+    let rootIsSelf: Bool
     /// The lookups, in order.
     public var lookups: [Lookup] { names.isEmpty ? otherLookups : names.dropFirst().map { .key($0) } }
     /// The path as written, for error messages.
@@ -71,7 +74,8 @@ public final class VariablePath: Sendable {
     /// A path from its parts.
     public init(root: Root, lookups: [Lookup], text: String) {
         (self.root, self.written) = (root, .text(text))
-        if case .name(let first) = root, first != PropertyKey.selfKey, lookups.allSatisfy({ if case .key = $0 { true } else { false } }) {
+        if case .name(let first) = root, first == PropertyKey.selfKey { rootIsSelf = true } else { rootIsSelf = false }
+        if case .name(let first) = root, !rootIsSelf, lookups.allSatisfy({ if case .key = $0 { true } else { false } }) {
             var names: [PropertyKey] = []
             names.reserveCapacity(lookups.count + 1)
             names.append(first)
@@ -90,9 +94,11 @@ public final class VariablePath: Sendable {
             // `self` (when no variable has that name) is the scope itself: never the fast path
             // into the render data.
             (self.root, self.names, self.otherLookups, self.written) = (.name(names[0]), [], names.dropFirst().map { .key($0) }, .text(text))
+            rootIsSelf = true
             return
         }
         (self.root, self.names, self.otherLookups, self.written) = (.name(names[0]), names, [], .text(text))
+        rootIsSelf = false
     }
 
     /// A path of names that a dialect's attribute reads: `${first_name}` or, with a namespace,
@@ -101,6 +107,7 @@ public final class VariablePath: Sendable {
         precondition(!names.isEmpty, "a path has a root name")
         (self.root, self.names, self.otherLookups) = (.name(names[0]), names, [])
         self.written = .attribute(namespace: namespace, name: name)
+        rootIsSelf = false
     }
 
     /// The root name, when the root is a plain name.
@@ -125,7 +132,9 @@ public enum Condition: Sendable {
     indirect case or(Condition, Condition)
     /// `left op right` with an operator the reference does not know, which lax parsing takes
     /// (`{% elsif a true b %}`): an error only when it is evaluated.
-    case unknownOperator(LiquidExpression, String, LiquidExpression)
+    /// (Indirect: a rare case, boxed, so that `Condition` keeps the size and the cheap copies
+    /// of the common ones.)
+    indirect case unknownOperator(LiquidExpression, String, LiquidExpression)
 }
 
 /// A filter call in an output or tag: `| name: arg, key: value`. A class, so that rendering

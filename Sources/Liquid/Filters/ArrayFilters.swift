@@ -183,7 +183,7 @@ func rubyIndex(_ item: LiquidValue, _ property: LiquidValue) throws -> IndexResu
         return .value(i >= 0 && i < chars.count ? .string(String(chars[i])) : .nil)
     case (.int(let n), .int(let bit)):
         return .value(.int(bit < 0 || bit >= 64 ? (n < 0 && bit >= 64 ? 1 : 0) : (n >> bit) & 1))
-    case (.string, _), (.int, _):
+    case (.string, _), (.int, _), (.bigInt, _):
         throw LiquidError.Reason.argument("cannot select the property \(property.briefInspect)")
     default:
         return .noMethod

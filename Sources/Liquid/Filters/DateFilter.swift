@@ -527,8 +527,9 @@ struct DateStringParser {
         if let y = year, day == nil, numbers.count >= 2 { day = numbers[0]; year = numbers[1]; _ = y }
         // Ruby's `Time.parse` (`make_time`): what is missing before the first part given comes
         // from now, in the text's zone or the default one; what is missing after it is least.
+        // Numbers alone (`2.5`, `[3, 1, 2]`, `1..3`) are no date to `Time.parse`.
+        guard sawDate || hourGiven else { return nil }
         if year == nil || month == nil || day == nil {
-            guard year != nil || month != nil || day != nil || hourGiven else { return nil }
             if year == nil || (month == nil && year == nil) {
                 let instant = unixSeconds(of: now())
                 let zoneOffset = offset ?? DateFilter.zoned(seconds: instant, in: defaultZone).offsetSeconds

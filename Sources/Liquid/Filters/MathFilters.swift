@@ -236,11 +236,20 @@ func toInteger(_ value: LiquidValue) throws -> Int {
 /// Math filters.
 enum MathFilters {
     static let all: [LiquidFilter] = [
-        binary("plus") { try $0.add($1) },
-        binary("minus") { try $0.subtract($1) },
-        binary("times") { try $0.multiply($1) },
-        binary("divided_by") { try $0.divide($1) },
-        binary("modulo") { try $0.modulo($1) },
+        binary("plus", { $0.addingReportingOverflow($1) }) { try $0.add($1) },
+        binary("minus", { $0.subtractingReportingOverflow($1) }) { try $0.subtract($1) },
+        binary("times", { $0.multipliedReportingOverflow(by: $1) }) { try $0.multiply($1) },
+        binary("divided_by", { a, b in
+            // Ruby's Integer#/ floors; zero and Int.min / -1 take the general path.
+            guard b != 0, !(a == Int.min && b == -1) else { return (0, true) }
+            let q = a / b
+            return ((a % b != 0) && ((a < 0) != (b < 0)) ? q - 1 : q, false)
+        }) { try $0.divide($1) },
+        binary("modulo", { a, b in
+            guard b != 0, b != -1 else { return (0, true) }
+            let r = a % b
+            return (r != 0 && ((r < 0) != (b < 0)) ? r + b : r, false)
+        }) { try $0.modulo($1) },
         binary("at_least") { $0.compare($1) >= 0 ? $0 : $1 },
         binary("at_most") { $0.compare($1) <= 0 ? $0 : $1 },
         LiquidFilter("abs") { input, _, _ in
@@ -287,6 +296,19 @@ enum MathFilters {
     static func binary(_ name: String, _ op: @escaping @Sendable (LiquidNumber, LiquidNumber) throws -> LiquidNumber) -> LiquidFilter {
         LiquidFilter(name, arguments: 1...1) { input, args, _ in
             try op(LiquidNumber.from(input), LiquidNumber.from(args[0])).value
+        }
+    }
+
+    /// A binary filter with a fast path for two integers that do not overflow (no
+    /// ``LiquidNumber``, whose bignum case makes every copy count references).
+    static func binary(_ name: String, _ fast: @escaping @Sendable (Int, Int) -> (partialValue: Int, overflow: Bool),
+                       _ op: @escaping @Sendable (LiquidNumber, LiquidNumber) throws -> LiquidNumber) -> LiquidFilter {
+        LiquidFilter(name, arguments: 1...1) { input, args, _ in
+            if case .int(let a) = input, case .int(let b) = args[0] {
+                let (r, overflow) = fast(a, b)
+                if !overflow { return .int(r) }
+            }
+            return try op(LiquidNumber.from(input), LiquidNumber.from(args[0])).value
         }
     }
 

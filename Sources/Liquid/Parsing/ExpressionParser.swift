@@ -28,6 +28,9 @@ public struct MarkupStream: ~Copyable {
     let lax: Bool
     /// Liquid 5.13's `strict2` rules apply (strict2 mode, and warn's first, strict attempt).
     let strict2: Bool
+    /// A comparison operator was written against the value before it (`a!=b`), which the
+    /// reference's lax parser reads as part of that value.
+    var operatorAfterValue = false
     /// UTF-8 offset of the markup in the template source.
     let markupOffset: Int
     /// The parsing thread's ``StackGuard`` limit.
@@ -485,6 +488,10 @@ public struct MarkupStream: ~Copyable {
         switch token.kind {
         case .comparison:
             op = token.comparison
+            if token.start > 0 {
+                let before = bytes[token.start - 1]
+                if !isSpace(before) && before != UInt8(ascii: "'") && before != UInt8(ascii: "\"") { operatorAfterValue = true }
+            }
         case .identifier:
             if isWord(token, "contains") {
                 op = .contains

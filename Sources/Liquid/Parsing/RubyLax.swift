@@ -621,25 +621,3 @@ extension RubyLax {
         return p
     }
 }
-
-extension RubyLax {
-    /// `true` when a comparison operator (`==`, `!=`, `<`, `>`, `<=`, `>=`, `<>`) follows a
-    /// value with no space between them, outside quotes: the reference's `QuotedFragment`
-    /// takes such an operator into the value.
-    static func hasOperatorAfterValue<Bytes: Collection<UInt8>>(_ markup: Bytes) -> Bool {
-        var quote: UInt8 = 0
-        var previous: UInt8 = 0x20
-        for c in markup {
-            if quote != 0 {
-                if c == quote { quote = 0 }
-            } else if c == UInt8(ascii: "'") || c == UInt8(ascii: "\"") {
-                quote = c
-            } else if c == UInt8(ascii: "=") || c == UInt8(ascii: "!") || c == UInt8(ascii: "<") || c == UInt8(ascii: ">") {
-                let operatorByte = previous == UInt8(ascii: "=") || previous == UInt8(ascii: "!") || previous == UInt8(ascii: "<") || previous == UInt8(ascii: ">")
-                if !operatorByte && !isSpace(previous) && previous != UInt8(ascii: "'") && previous != UInt8(ascii: "\"") { return true }
-            }
-            previous = c
-        }
-        return false
-    }
-}

@@ -188,7 +188,8 @@ public final class RenderContext {
         frame = 0
         frameCount = 0
         if !savedScopes.isEmpty { savedScopes.removeAll(keepingCapacity: true) }
-        selfDrop = nil
+        // (Tested first: assigning nil would release even when there is nothing to release.)
+        if selfDrop != nil { selfDrop = nil }
         depth = 0
         assignScore = 0
         if !trace.isEmpty { trace.removeAll(keepingCapacity: true) }
@@ -391,8 +392,9 @@ public final class RenderContext {
         case .range(let lo, let hi):
             try checkStack()
             return .range(try rangeBound(try evaluate(lo)), try rangeBound(try evaluate(hi)))
-        case .blank: return .drop(LiquidDropBox(MethodLiteralDrop.blank))
-        case .empty: return .drop(LiquidDropBox(MethodLiteralDrop.empty))
+        // As a value (`{{ blank }}`, `assign x = empty`), the reference's `blank` and `empty`
+        // are the empty string; only a comparison asks `blank?`/`empty?` of the other side.
+        case .blank, .empty: return .string("")
         case .filtered(let f):
             try checkStack()
             return try evaluate(f)
@@ -435,7 +437,7 @@ public final class RenderContext {
     private func resolveInScope(_ path: VariablePath) throws -> LiquidValue {
         switch path.root {
         case .name(let name):
-            guard let v = variableOrSelf(name) else {
+            guard let v = variable(name) ?? (path.rootIsSelf ? variableOrSelf(name) : nil) else {
                 if options.strictVariables { throw LiquidError.Reason.undefinedVariable(path.text) }
                 return .nil
             }
@@ -561,24 +563,32 @@ public final class RenderContext {
         case .unknownOperator(_, let op, _):
             throw LiquidError.Reason.syntax("Unknown operator \(op)")
         case .comparison(let l, let op, let r):
-            let left = try evaluate(l)
-            // `x == blank`, `x != empty`: asked of x directly (x not itself a blank/empty literal).
+            // `x == blank`, `empty != x`: `blank?`/`empty?` asked of the other side (the
+            // reference's method literals); two such literals are never equal.
             if op == .equal || op == .notEqual {
-                var literal: MethodLiteralDrop.Kind?
-                switch r {
-                case .blank: literal = .blank
-                case .empty: literal = .empty
-                default: break
-                }
-                if let literal {
-                    switch left {
-                    case .drop: break
-                    default: return left.matches(literal) == (op == .equal)
-                    }
-                }
+                let lk = Self.methodLiteral(l), rk = Self.methodLiteral(r)
+                if lk != nil && rk != nil { return op == .notEqual }
+                if let rk { return try evaluate(l).matches(rk) == (op == .equal) }
+                if let lk { return try evaluate(r).matches(lk) == (op == .equal) }
+            } else if Self.methodLiteral(l) != nil || Self.methodLiteral(r) != nil {
+                // A method literal has no order and no `include?`; as the needle of `contains`
+                // it is its text, '', which every string contains.
+                if op == .contains, Self.methodLiteral(l) == nil, case .string = try evaluate(l).resolved { return true }
+                return false
             }
+            let left = try evaluate(l)
             let right = try evaluate(r)
             return try compare(left, op, right)
+        }
+    }
+
+    /// The `blank` or `empty` literal an expression is, if it is one.
+    @inline(__always)
+    static func methodLiteral(_ e: borrowing LiquidExpression) -> MethodLiteralDrop.Kind? {
+        switch e {
+        case .blank: return .blank
+        case .empty: return .empty
+        default: return nil
         }
     }
 

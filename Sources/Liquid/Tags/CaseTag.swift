@@ -72,7 +72,13 @@ final class CaseBranch: Sendable {
         // Each value of a `when` is its own branch in the reference.
         var c = 0
         while c < candidates.count {
-            if value.liquidEquals(try context.evaluate(candidates[c])) {
+            let matches: Bool
+            if let literal = RenderContext.methodLiteral(candidates[c]) {
+                matches = value.matches(literal)  // `when empty`: `empty?` asked of the value
+            } else {
+                matches = value.liquidEquals(try context.evaluate(candidates[c]))
+            }
+            if matches {
                 matched = true
                 try body.render(context)
                 if context.interrupt != nil { return }

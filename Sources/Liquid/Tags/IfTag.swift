@@ -35,10 +35,16 @@ struct IfTag: LiquidTag {
     /// the reference's lax parser reads it (part of that value), though strict parsing would
     /// take it.
     static func parseCondition(_ markup: Substring, offset: Int, parser: LiquidParser) throws -> Condition {
-        if parser.environment.errorMode == .lax, RubyLax.hasOperatorAfterValue(markup.utf8) {
+        var operatorAfterValue = false
+        let condition = try parser.parseMarkup(markup, offset: offset) { stream in
+            let condition = try stream.condition()
+            operatorAfterValue = stream.operatorAfterValue
+            return condition
+        } lax: { try $0.condition() }
+        if operatorAfterValue && parser.environment.errorMode == .lax {
             return try RubyLax(markup.utf8, offset: offset, environment: parser.environment).condition()
         }
-        return try parser.parseMarkup(markup, offset: offset) { try $0.condition() } lax: { try $0.condition() }
+        return condition
     }
 
     /// `terminators`: `elsif`, `else` and the block's end tag.
