@@ -12,11 +12,13 @@ private let environments: [LiquidEnvironment] = {
     let strict = standard
     standard.errorMode = .warn
     let warn = standard
+    standard.errorMode = .strict2
+    let strict2 = standard
     var braze = fuzzBraze.environment(errorMode: .lax, limits: fuzzLimits)
     braze.fileSystem = fuzzPartials
     let brazeLax = braze
     braze.errorMode = .strict
-    return [lax, strict, warn, brazeLax, braze]
+    return [lax, strict, warn, brazeLax, braze, strict2]
 }()
 
 private let defaultData: LiquidValue = [
