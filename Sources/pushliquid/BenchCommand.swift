@@ -20,10 +20,16 @@ extension PushLiquidCommand {
         )
 
         @Option(name: .long, help: "The template set (JSON).")
-        var templates: String
+        var templates: String?
 
         @Option(name: .long, help: "The contexts (NDJSON).")
-        var contexts: String
+        var contexts: String?
+
+        @Option(name: .long, help: "Measure a page instead: a JSON page spec ({\"template\", \"data\"}, standard Liquid, as Benchmarks/workloads/gen_workloads.py writes), rendered --iterations times; prints `page_seconds=S pages=N output_bytes=B`.")
+        var page: String?
+
+        @Option(name: .long, help: "Renders of the page (with --page).")
+        var iterations = 100
 
         @Option(name: .long, help: "braze (default) or standard.")
         var dialect: Dialect = .braze
@@ -35,6 +41,8 @@ extension PushLiquidCommand {
         var parseRounds: Int?
 
         func run() throws {
+            if let page { return try runPage(page) }
+            guard let templates, let contexts else { throw ToolError.usage("give --templates and --contexts, or --page") }
             let bench: FieldRenderBenchmark
             do {
                 bench = try FieldRenderBenchmark(templateSet: try readText(templates), contexts: try readText(contexts),
@@ -58,6 +66,32 @@ extension PushLiquidCommand {
             let r = try bench.run()
             output(String(format: "fields=%d contexts=%d output_bytes=%d renders_per_second=%.0f", bench.templates.count, bench.contexts.count, r.bytes, Double(r.renders) / r.seconds))
             output(String(format: "render_seconds=%.6f renders=%d", r.seconds, r.renders))
+        }
+
+        /// One page spec rendered `iterations` times (after `warmup` passes), parsed once.
+        func runPage(_ path: String) throws {
+            let spec: LiquidValue
+            do { spec = try JSONValueParser.parse(try readText(path)) } catch let e as JSONValueParser.SyntaxError {
+                throw ToolError(message: "\(path):\(e.line):\(e.column): error: invalid JSON: \(e.message)")
+            }
+            guard case .string(let source)? = spec.arrayValue == nil ? spec.property("template") : nil else {
+                throw ToolError(message: "\(path): error: a page spec is an object with a \"template\" string")
+            }
+            let data = spec.property("data")
+            let template: LiquidTemplate
+            do { template = try LiquidEnvironment().parse(source, name: path) } catch let e as LiquidError {
+                throw ToolError(message: e.description)
+            }
+            var bytes = 0
+            do {
+                for _ in 0..<max(0, warmup) { bytes = try template.render(data).utf8.count }
+                let start = DispatchTime.now().uptimeNanoseconds
+                for _ in 0..<max(1, iterations) { bytes = try template.render(data).utf8.count }
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                output(String(format: "page_seconds=%.6f pages=%d output_bytes=%d", seconds, max(1, iterations), bytes))
+            } catch let e as LiquidError {
+                throw ToolError(message: e.description)
+            }
         }
     }
 }

@@ -54,13 +54,16 @@ enum StringFilters {
             // Short strings are returned whole without counting characters one by one.
             if s.utf8.count <= length { return .string(s) }
             // Ruby counts code points (a combining accent, each part of an emoji, is one).
-            let chars = Array(s.unicodeScalars)
-            if chars.count <= length { return .string(s) }
-            let (room, overflow) = length.subtractingReportingOverflow(ellipsis.unicodeScalars.count)
-            let keep = overflow ? 0 : max(0, room)
-            var kept = String.UnicodeScalarView()
-            kept.append(contentsOf: chars[0..<min(keep, chars.count)])
-            return .string(String(kept) + ellipsis)
+            return .string(s.withBytes { bytes -> String in
+                // Only as far as needed: a string longer than `length` code points is cut.
+                if length >= 0 && CodePoints.byteOffset(of: length, in: bytes) == bytes.count { return s }
+                let (room, overflow) = length.subtractingReportingOverflow(ellipsis.codePointCount)
+                let keep = overflow ? 0 : max(0, room)
+                let cut = CodePoints.byteOffset(of: keep, in: bytes)
+                var out = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<cut]), as: UTF8.self)
+                out += ellipsis
+                return out
+            })
         },
         LiquidFilter("truncatewords", arguments: 0...2) { input, args, context in
             if input.isNil { return .nil }
@@ -87,12 +90,19 @@ enum StringFilters {
             if case .array(let a) = input {
                 return rubySlice(a, start, length).map { .array($0) } ?? .nil
             }
-            let chars = Array(try context.rubyText(input).unicodeScalars)
-            return rubySlice(chars, start, length).map { var v = String.UnicodeScalarView(); v.append(contentsOf: $0); return .string(String(v)) } ?? .nil
+            // Ruby's `String#slice(start, length)` by code points, on the bytes.
+            let s = try context.rubyText(input)
+            return s.withBytes { bytes -> LiquidValue in
+                let n = CodePoints.count(bytes)
+                var from = start
+                if from < 0 { from = from.addingReportingOverflow(n).partialValue }
+                if from < 0 || from > n || length < 0 { return .nil }
+                return .string(CodePoints.substring(bytes, from: from, length: min(length, n - from)))
+            }
         },
         LiquidFilter("size") { input, _, _ in
             switch input {
-            case .string(let s): return .int(s.unicodeScalars.count)  // code points, as Ruby counts
+            case .string(let s): return .int(s.codePointCount)  // code points, as Ruby counts
             case .array(let a): return .int(a.count)
             case .object(let o): return .int(o.count)
             case .range(let lo, let hi): return .int(rangeSize(lo, hi))

@@ -146,6 +146,10 @@ extension String {
 /// `1234567890123456.8`), scientific otherwise (`1.0e-05`, `1.0e+15`), and always at least
 /// one digit after the point.
 public func rubyFloatString(_ value: Double) -> String {
+    // From 0.0001 up to 1e15 Swift's shortest form is Ruby's, digit for digit (a small string,
+    // no allocation); the rest is assembled below.
+    let magnitude = value.magnitude
+    if magnitude >= 0.0001 && magnitude < 1e15 { return value.description }
     if value.isNaN { return "NaN" }
     if value.isInfinite { return value < 0 ? "-Infinity" : "Infinity" }
     if value == 0 { return value.sign == .minus ? "-0.0" : "0.0" }

@@ -198,7 +198,7 @@ extension LiquidValue {
             }
         case .string(let s):
             switch key.name {
-            case "size": return .int(s.unicodeScalars.count)
+            case "size": return .int(s.codePointCount)
             // ActiveSupport's `first`/`last`: a character, "" for an empty string.
             case "first": return .string(s.unicodeScalars.first.map { String($0) } ?? "")
             case "last": return .string(s.unicodeScalars.last.map { String($0) } ?? "")

@@ -1,0 +1,21 @@
+#!/usr/bin/env ruby
+# The Ruby side of a page workload (Benchmarks/workloads/gen_workloads.py):
+#   ruby [--yjit] render_page.rb SPEC.json ITERATIONS [liquid-c]
+# Parses the spec's template once, renders it ITERATIONS times (after one untimed render) and
+# prints `page_seconds=S pages=N output_bytes=B`. With `liquid-c`, Shopify's C extension
+# (Debian's ruby-liquid-c) is loaded first.
+require 'json'
+require 'liquid'
+require 'liquid/c' if ARGV[2] == 'liquid-c'
+
+require_relative '../../scripts/reference/rails_blank'
+
+spec = JSON.parse(File.read(ARGV.fetch(0)))
+iterations = Integer(ARGV.fetch(1))
+template = Liquid::Template.parse(spec.fetch('template'))
+data = spec['data'] || {}
+out = template.render!(data)
+t = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+iterations.times { out = template.render!(data) }
+s = Process.clock_gettime(Process::CLOCK_MONOTONIC) - t
+puts "page_seconds=#{s.round(6)} pages=#{iterations} output_bytes=#{out.bytesize}"
