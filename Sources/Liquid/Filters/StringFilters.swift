@@ -7,34 +7,24 @@ enum StringFilters {
         caseFilter("upcase", upper: true),
         string("capitalize") { s in
             if let ascii = asciiCapitalize(s) { return ascii }
-            guard let first = s.first else { return s }
-            return String(first).uppercased() + s.dropFirst().lowercased()
+            guard let first = s.unicodeScalars.first else { return s }
+            // The first character up, the rest down (by code points, as Ruby).
+            let rest = String(s.unicodeScalars.dropFirst())
+            return String(first).uppercased() + caseMapped(rest, upper: false)
         },
         string("strip") { $0.trimmingRubyWhitespace(leading: true, trailing: true) },
         string("lstrip") { $0.trimmingRubyWhitespace(leading: true, trailing: false) },
         string("rstrip") { $0.trimmingRubyWhitespace(leading: false, trailing: true) },
-        string("squish") { s in
-            s.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-        },
-        string("strip_newlines") { s in
-            String(String.UnicodeScalarView(s.unicodeScalars.filter { $0 != "\n" && $0 != "\r" }))
-        },
-        string("newline_to_br") { s in
-            var out = ""
-            for ch in s {
-                if ch == "\n" || ch == "\r\n" { out += "<br />\n" } else { out.append(ch) }
-            }
-            return out
-        },
+        string("squish") { squish($0) },
+        string("strip_newlines") { stripNewlines($0) },
+        string("newline_to_br") { newlineToBr($0) },
         string("escape") { htmlEscape($0) },
         string("h") { htmlEscape($0) },
         string("escape_once") { htmlEscapeOnce($0) },
         string("url_encode") { urlEncode($0) },
         string("url_decode") { urlDecode($0) },
-        string("base64_encode") { Data($0.utf8).base64EncodedString() },
-        string("base64_url_safe_encode") {
-            Data($0.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        },
+        string("base64_encode") { base64Encode($0, urlSafe: false) },
+        string("base64_url_safe_encode") { base64Encode($0, urlSafe: true) },
         LiquidFilter("base64_decode") { input, _, context in .string(try base64Decode(try context.rubyText(input), urlSafe: false)) },
         LiquidFilter("base64_url_safe_decode") { input, _, context in .string(try base64Decode(try context.rubyText(input), urlSafe: true)) },
         string("strip_html") { stripHTML($0) },
@@ -71,13 +61,7 @@ enum StringFilters {
             var words = args.has(0) ? try toInteger(args[0]) : 15
             let ellipsis = args.has(1) ? try context.rubyText(args[1]) : "..."
             if words <= 0 { words = 1 }
-            let isBlank: (UInt8) -> Bool = { $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) }
-            let parts = s.utf8.split(whereSeparator: isBlank).map { String(decoding: $0, as: UTF8.self) }
-            // Ruby's `split(" ", words + 1)`: after `words` words, whitespace left at the end
-            // is one more (empty) field, so the text counts as cut.
-            let endsBlank = s.utf8.last.map(isBlank) ?? false
-            if parts.count < words || (parts.count == words && !endsBlank) { return .string(s) }
-            return .string(parts.prefix(words).joined(separator: " ") + ellipsis)
+            return .string(truncateWords(s, words: words, ellipsis: ellipsis))
         },
         LiquidFilter("split", arguments: 1...1) { input, args, context in
             let s = try context.rubyText(input)
@@ -121,7 +105,7 @@ enum StringFilters {
     static func caseFilter(_ name: String, upper: Bool) -> LiquidFilter {
         LiquidFilter(name, { input, _, context in
             let s = try context.rubyText(input)
-            return .string(asciiCase(s, upper: upper) ?? (upper ? s.uppercased() : s.lowercased()))
+            return .string(asciiCase(s, upper: upper) ?? caseMapped(s, upper: upper))
         }, appendToOutput: { input, out in appendASCIICase(input, upper: upper, to: &out) })
     }
 
@@ -293,8 +277,11 @@ func htmlEscapeOnce(_ s: String) -> String {
 
 /// `CGI.escape`: unreserved characters kept, space as `+`, everything else `%XX`.
 func urlEncode(_ s: String) -> String {
-    percentEncode(s, keeping: unreservedURLBytes, spaceAsPlus: true)
+    percentEncode(s, keeping: unreservedURLByteSet, spaceAsPlus: true)
 }
+
+/// ``unreservedURLBytes`` as a table.
+let unreservedURLByteSet = ByteSet(unreservedURLBytes)
 
 /// RFC 3986's unreserved characters: letters, digits, `-_.~`.
 public let unreservedURLBytes = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~".utf8)
@@ -302,19 +289,7 @@ public let unreservedURLBytes = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ
 /// Percent-encodes every UTF-8 byte of `s` not in `keeping` as `%XX` (a space as `+` when
 /// `spaceAsPlus`): the encoder behind `url_encode` and dialects' URL filters.
 public func percentEncode(_ s: String, keeping: Set<UInt8>, spaceAsPlus: Bool = false) -> String {
-    let hex = Array("0123456789ABCDEF".utf8)
-    var out: [UInt8] = []
-    out.reserveCapacity(s.utf8.count)
-    for b in s.utf8 {
-        if keeping.contains(b) {
-            out.append(b)
-        } else if b == 0x20 && spaceAsPlus {
-            out.append(UInt8(ascii: "+"))
-        } else {
-            out += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 0x0F)]]
-        }
-    }
-    return String(decoding: out, as: UTF8.self)
+    percentEncode(s, keeping: ByteSet(keeping), spaceAsPlus: spaceAsPlus)
 }
 
 /// `CGI.unescape`: `+` as space, `%XX` decoded.
