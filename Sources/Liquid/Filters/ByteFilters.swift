@@ -198,36 +198,47 @@ func truncateWords(_ s: String, words: Int, ellipsis: String) -> String {
     }
 }
 
-/// Unicode case mapping, as Ruby's `upcase`/`downcase`: ASCII bytes mapped in place, other
-/// characters through their full mapping (cached for the two-byte ones, U+0080–U+07FF).
-func caseMapped(_ s: String, upper: Bool) -> String {
+/// Unicode case mapping, as Ruby's `upcase`/`downcase` (and `capitalize`: the first
+/// character up, the rest down): ASCII bytes mapped in place; two-byte characters from a table
+/// made once; others copied unless their Unicode properties say the mapping changes them.
+func caseMapped(_ s: String, upper: Bool, capitalizeFirst: Bool = false) -> String {
     s.withBytes { bytes in
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + 8)
-        var i = 0
-        let n = bytes.count
-        let table = upper ? CaseTables.upper : CaseTables.lower
-        while i < n {
-            let b = bytes[i]
-            if b < 0x80 {
-                out.append(upper ? (b >= 0x61 && b <= 0x7A ? b - 32 : b) : (b >= 0x41 && b <= 0x5A ? b + 32 : b))
-                i += 1
-                continue
+        let upperTable = CaseTables.upper, lowerTable = CaseTables.lower
+        // A mapping is at most three times as long as the character (`ΐ` up is three
+        // characters of two bytes each).
+        return makeString(capacity: bytes.count * 3 + 4) { out in
+            var o = 0
+            var i = 0
+            let n = bytes.count
+            while i < n {
+                let up = capitalizeFirst ? i == 0 : upper
+                let b = bytes[i]
+                if b < 0x80 {
+                    out[o] = up ? (b >= 0x61 && b <= 0x7A ? b - 32 : b) : (b >= 0x41 && b <= 0x5A ? b + 32 : b)
+                    o += 1
+                    i += 1
+                    continue
+                }
+                let length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1
+                let end = min(n, i + length)
+                if length == 2 && end == i + 2 {
+                    let scalar = (Int(b & 0x1F) << 6) | Int(bytes[i + 1] & 0x3F)
+                    for c in (up ? upperTable : lowerTable)[scalar - 0x80] { out[o] = c; o += 1 }
+                } else {
+                    var value: UInt32 = length == 3 ? UInt32(b & 0x0F) : UInt32(b & 0x07)
+                    for k in (i + 1)..<end { value = value << 6 | UInt32(bytes[k] & 0x3F) }
+                    if end - i == length, CaseTables.mayChange(value, upper: up), let scalar = Unicode.Scalar(value),
+                       up ? scalar.properties.changesWhenUppercased : scalar.properties.changesWhenLowercased {
+                        let mapped = up ? scalar.properties.uppercaseMapping : scalar.properties.lowercaseMapping
+                        for c in mapped.utf8 { out[o] = c; o += 1 }
+                    } else {
+                        for k in i..<end { out[o] = bytes[k]; o += 1 }
+                    }
+                }
+                i = end
             }
-            // The scalar's bytes.
-            let length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1
-            let end = min(n, i + length)
-            if length == 2 && end == i + 2 {
-                let scalar = (Int(b & 0x1F) << 6) | Int(bytes[i + 1] & 0x3F)
-                out.append(contentsOf: table[scalar - 0x80])
-            } else {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[i..<end]), as: UTF8.self)
-                var mapped = upper ? text.uppercased() : text.lowercased()
-                mapped.withUTF8 { out.append(contentsOf: $0) }
-            }
-            i = end
+            return o
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }
 
@@ -236,6 +247,29 @@ func caseMapped(_ s: String, upper: Bool) -> String {
 enum CaseTables {
     static let upper: [[UInt8]] = table(upper: true)
     static let lower: [[UInt8]] = table(upper: false)
+
+    /// For U+0800–U+FFFF, one bit per character: its upper- (lower-) case mapping differs
+    /// from it. Most of these (CJK, symbols) have none, and a bit is cheaper to test than
+    /// their Unicode properties.
+    static let changesUpper: [UInt64] = bits { $0.properties.changesWhenUppercased }
+    static let changesLower: [UInt64] = bits { $0.properties.changesWhenLowercased }
+
+    private static func bits(_ test: (Unicode.Scalar) -> Bool) -> [UInt64] {
+        var words = [UInt64](repeating: 0, count: 0x10000 / 64)
+        for v in 0x800..<0x10000 {
+            if let scalar = Unicode.Scalar(v), test(scalar) { words[v >> 6] |= 1 << UInt64(v & 63) }
+        }
+        return words
+    }
+
+    /// `false` when the character certainly has no mapping (past U+FFFF, always `true`:
+    /// its properties decide).
+    @inline(__always)
+    static func mayChange(_ v: UInt32, upper: Bool) -> Bool {
+        guard v < 0x10000 else { return true }
+        let words = upper ? changesUpper : changesLower
+        return words[Int(v >> 6)] & (1 << UInt64(v & 63)) != 0
+    }
     private static func table(upper: Bool) -> [[UInt8]] {
         (0x80..<0x800).map { v -> [UInt8] in
             guard let scalar = Unicode.Scalar(v) else { return [] }

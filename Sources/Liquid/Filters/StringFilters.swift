@@ -7,10 +7,8 @@ enum StringFilters {
         caseFilter("upcase", upper: true),
         string("capitalize") { s in
             if let ascii = asciiCapitalize(s) { return ascii }
-            guard let first = s.unicodeScalars.first else { return s }
             // The first character up, the rest down (by code points, as Ruby).
-            let rest = String(s.unicodeScalars.dropFirst())
-            return String(first).uppercased() + caseMapped(rest, upper: false)
+            return caseMapped(s, upper: false, capitalizeFirst: true)
         },
         string("strip") { $0.trimmingRubyWhitespace(leading: true, trailing: true) },
         string("lstrip") { $0.trimmingRubyWhitespace(leading: true, trailing: false) },
@@ -66,7 +64,7 @@ enum StringFilters {
         LiquidFilter("split", arguments: 1...1) { input, args, context in
             let s = try context.rubyText(input)
             let sep = try context.rubyText(args[0])
-            return .array(try rubySplit(s, sep, limit: context.limits.arrayElements).map { .string($0) })
+            return .array(try rubySplitValues(s, sep, limit: context.limits.arrayElements))
         },
         LiquidFilter("slice", arguments: 1...2) { input, args, context in
             let start = try toInteger(args[0])
@@ -122,18 +120,24 @@ enum StringFilters {
 /// (Unicode case mapping applies then). An unchanged string is returned as is.
 func asciiCase(_ s: String, upper: Bool) -> String? {
     var changed = false
-    for b in s.utf8 {
-        if b >= 0x80 { return nil }
-        if upper ? (b >= 0x61 && b <= 0x7A) : (b >= 0x41 && b <= 0x5A) { changed = true }
-    }
-    guard changed else { return s }
-    return String(unsafeUninitializedCapacity: s.utf8.count) { buffer in
-        var i = 0
-        for b in s.utf8 {
-            buffer[i] = upper ? (b >= 0x61 && b <= 0x7A ? b - 32 : b) : (b >= 0x41 && b <= 0x5A ? b + 32 : b)
-            i += 1
+    let ascii = s.withBytes { bytes -> Bool in
+        for b in bytes {
+            if b >= 0x80 { return false }
+            if upper ? (b &- 0x61 < 26) : (b &- 0x41 < 26) { changed = true }
         }
-        return i
+        return true
+    }
+    guard ascii else { return nil }
+    guard changed else { return s }
+    return s.withBytes { bytes in
+        String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            var i = 0
+            for b in bytes {
+                buffer[i] = upper ? (b &- 0x61 < 26 ? b &- 32 : b) : (b &- 0x41 < 26 ? b &+ 32 : b)
+                i += 1
+            }
+            return i
+        }
     }
 }
 
@@ -142,8 +146,17 @@ func appendASCIICase(_ input: LiquidValue, upper: Bool, to out: inout [UInt8]) -
     guard case .string(let s) = input else { return false }
     let done = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
         guard !bytes.contains(where: { $0 >= 0x80 }) else { return false }
-        for b in bytes {
-            out.append(upper ? (b >= 0x61 && b <= 0x7A ? b - 32 : b) : (b >= 0x41 && b <= 0x5A ? b + 32 : b))
+        // Appended whole, then mapped in place: no capacity check per byte.
+        let start = out.count
+        out.append(contentsOf: bytes)
+        out.withUnsafeMutableBufferPointer { buffer in
+            var i = start
+            let n = buffer.count
+            if upper {
+                while i < n { let b = buffer[i]; if b &- 0x61 < 26 { buffer[i] = b &- 32 }; i += 1 }
+            } else {
+                while i < n { let b = buffer[i]; if b &- 0x41 < 26 { buffer[i] = b &+ 32 }; i += 1 }
+            }
         }
         return true
     }
@@ -152,14 +165,16 @@ func appendASCIICase(_ input: LiquidValue, upper: Bool, to out: inout [UInt8]) -
 
 /// `capitalize` for an ASCII string; `nil` otherwise.
 func asciiCapitalize(_ s: String) -> String? {
-    guard s.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-    return String(unsafeUninitializedCapacity: s.utf8.count) { buffer in
-        var i = 0
-        for b in s.utf8 {
-            buffer[i] = i == 0 ? (b >= 0x61 && b <= 0x7A ? b - 32 : b) : (b >= 0x41 && b <= 0x5A ? b + 32 : b)
-            i += 1
+    s.withBytes { bytes in
+        guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            var i = 0
+            for b in bytes {
+                buffer[i] = i == 0 ? (b >= 0x61 && b <= 0x7A ? b - 32 : b) : (b >= 0x41 && b <= 0x5A ? b + 32 : b)
+                i += 1
+            }
+            return i
         }
-        return i
     }
 }
 
@@ -208,9 +223,33 @@ func rubySplit(_ s: String, _ sep: String, limit: Int = .max) throws -> [String]
     return parts
 }
 
+/// ``rubySplit(_:_:limit:)`` as string values, made directly (no array of strings between):
+/// the `split` filter's work.
+func rubySplitValues(_ s: String, _ sep: String, limit: Int) throws -> [LiquidValue] {
+    guard sep == " " else { return try rubySplit(s, sep, limit: limit).map { .string($0) } }
+    let tooMany = LiquidError.Reason.limitExceeded(.arrayElements(limit))
+    return try s.withBytes { bytes in
+        var parts: [LiquidValue] = []
+        var i = 0
+        let n = bytes.count
+        @inline(__always) func blank(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
+        while true {
+            while i < n && blank(bytes[i]) { i += 1 }
+            if i == n { break }
+            let start = i
+            while i < n && !blank(bytes[i]) { i += 1 }
+            if parts.count >= limit { throw tooMany }
+            parts.append(.string(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)))
+        }
+        return parts
+    }
+}
+
 /// CGI.escapeHTML: `& < > " '` as entities; a string without them is returned as is.
 func htmlEscape(_ s: String) -> String {
-    if !s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) { return s }
+    // (Over the contiguous bytes: a generic scan of the UTF-8 view costs several times more.)
+    // (Most bytes are above `>`: one comparison passes them.)
+    if !s.withBytes({ $0.contains(where: { $0 <= 0x3E && ($0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27) }) }) { return s }
     var s = s
     return s.withUTF8 { bytes in
         var out = ""
@@ -294,17 +333,29 @@ public func percentEncode(_ s: String, keeping: Set<UInt8>, spaceAsPlus: Bool = 
 
 /// `CGI.unescape`: `+` as space, `%XX` decoded.
 func urlDecode(_ s: String) -> String {
-    var bytes: [UInt8] = []
-    let u = Array(s.utf8)
-    var i = 0
-    while i < u.count {
-        if u[i] == UInt8(ascii: "+") { bytes.append(0x20); i += 1; continue }
-        if u[i] == UInt8(ascii: "%"), i + 2 < u.count, let v = UInt8(String(decoding: u[(i + 1)...(i + 2)], as: UTF8.self), radix: 16) {
-            bytes.append(v); i += 3; continue
+    @inline(__always) func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: return c - 0x30
+        case 0x41...0x46: return c - 0x41 + 10
+        case 0x61...0x66: return c - 0x61 + 10
+        default: return nil
         }
-        bytes.append(u[i]); i += 1
     }
-    return String(decoding: bytes, as: UTF8.self)
+    return s.withBytes { u in
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(u.count)
+        var i = 0
+        let n = u.count
+        while i < n {
+            let c = u[i]
+            if c == UInt8(ascii: "+") { bytes.append(0x20); i += 1; continue }
+            if c == UInt8(ascii: "%"), i + 2 < n, let hi = nibble(u[i + 1]), let lo = nibble(u[i + 2]) {
+                bytes.append(hi << 4 | lo); i += 3; continue
+            }
+            bytes.append(c); i += 1
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }
 
 func base64Decode(_ s: String, urlSafe: Bool) throws -> String {
@@ -368,11 +419,15 @@ func stripHTML(_ s: String) -> String {
 
 extension String {
     func trimmingRubyWhitespace(leading: Bool, trailing: Bool) -> String {
-        let isWS: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" || $0 == "\u{0B}" || $0 == "\u{0C}" || $0 == "\0" }
-        var s = Substring(self)
-        if leading { s = s.drop(while: isWS) }
-        if trailing { while let l = s.last, isWS(l) { s.removeLast() } }
-        return String(s)
+        // Ruby's whitespace: NUL, \t, \n, \v, \f, \r and space; all ASCII, so bytes will do.
+        withBytes { bytes in
+            @inline(__always) func ws(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) || b == 0 }
+            var a = 0, b = bytes.count
+            if leading { while a < b && ws(bytes[a]) { a += 1 } }
+            if trailing { while b > a && ws(bytes[b - 1]) { b -= 1 } }
+            if a == 0 && b == bytes.count { return self }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[a..<b]), as: UTF8.self)
+        }
     }
 
     /// Ruby's `gsub` with a string pattern; a result over `limit` bytes is
