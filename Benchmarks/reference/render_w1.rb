@@ -1,6 +1,6 @@
 #!/usr/bin/env ruby
 # The Ruby reference's side of the W1 comparison (Shopify Liquid, Debian's ruby-liquid).
-#   ruby render_w1.rb TEMPLATES.json CONTEXTS.ndjson [parse|render|batch]
+#   ruby [--yjit] render_w1.rb TEMPLATES.json CONTEXTS.ndjson [parse|render|batch] [liquid-c]
 # render: parses every field once, decodes the contexts outside the timed loop, then renders
 #         every field for every context; prints `render_seconds=S renders=N`.
 # parse:  parses every field N times; prints `parse_seconds=S parses=N`.
@@ -9,6 +9,7 @@
 #         prints `batch_seconds=S lines=N renders=N`.
 require 'json'
 require 'liquid'
+require 'liquid/c' if ARGV[3] == 'liquid-c'  # Shopify's C extension (Debian's ruby-liquid-c)
 
 require_relative '../../scripts/reference/rails_blank'
 
