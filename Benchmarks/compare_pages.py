@@ -69,3 +69,19 @@ if with_filters:
         ns = {k: v / 100 * 1e9 for k, v in r.items()}
         print(f"| `{spec['filter']}` | {spec['input']} | {ns['pushliquid']:,.0f} | {ns['ruby']:,.0f} | "
               f"{ns['ruby --yjit']:,.0f} | {ns['liquid-c']:,.0f} | {ns['liquid-c'] / ns['pushliquid']:.1f} |", flush=True)
+
+    print()
+    print("The Braze dialect's string filters (this engine only: Ruby Liquid has none of them), ns per call:")
+    print()
+    print("| filter | short | 1 KB ASCII | 1 KB UTF-8 |")
+    print("| --- | --- | --- | --- |")
+    bdir = os.path.join(workdir, "filters-braze")
+    names = sorted({f.split("--")[0] for f in os.listdir(bdir)})
+    for name in names:
+        cells = []
+        for label in ("short", "ascii-1k", "utf8-1k"):
+            path = os.path.join(bdir, f"{name}--{label}.json")
+            t = statistics.median(seconds_per_page(ENGINES[0][1](path, 500)) for _ in range(runs))
+            cells.append(f"{t / 100 * 1e9:,.0f}")
+        spec = json.load(open(os.path.join(bdir, f"{name}--short.json")))
+        print(f"| `{spec['filter']}` | " + " | ".join(cells) + " |", flush=True)

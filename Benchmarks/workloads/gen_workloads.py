@@ -123,4 +123,14 @@ for fname in FILTERS:
         write(f"filters/{key}--{label}.json", {"name": f"{key} {label}", "filter": fname, "input": label,
                                               "template": "{% for s in strings %}{{ s | " + fname + " }}{% endfor %}",
                                               "data": {"strings": [s] * 100}})
+# The Braze dialect's string filters: this engine only (Ruby Liquid has none of them).
+os.makedirs(os.path.join(out, "filters-braze"), exist_ok=True)
+BRAZE = ["url_escape", "url_param_escape", "json_escape", "md5", "sha1", "sha2", "hmac_sha256: 'key'", "hmac_sha1_base64: 'key'",
+         "number_with_delimiter", "money", "as_json_string"]
+for fname in BRAZE:
+    key = fname.split(":")[0]
+    for label, s in inputs.items():
+        write(f"filters-braze/{key}--{label}.json", {"name": f"{key} {label}", "filter": fname, "input": label, "dialect": "braze",
+                                                    "template": "{% for s in strings %}{{ s | " + fname + " }}{% endfor %}",
+                                                    "data": {"strings": [s] * 100}})
 print(f"wrote workloads to {out}")

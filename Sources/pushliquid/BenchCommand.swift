@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Liquid
+import Personalization
 import PushPayload
 
 extension PushLiquidCommand {
@@ -25,7 +26,7 @@ extension PushLiquidCommand {
         @Option(name: .long, help: "The contexts (NDJSON).")
         var contexts: String?
 
-        @Option(name: .long, help: "Measure a page instead: a JSON page spec ({\"template\", \"data\"}, standard Liquid, as Benchmarks/workloads/gen_workloads.py writes), rendered --iterations times; prints `page_seconds=S pages=N output_bytes=B`.")
+        @Option(name: .long, help: "Measure a page instead: a JSON page spec ({\"template\", \"data\"}, standard Liquid unless \"dialect\": \"braze\", as Benchmarks/workloads/gen_workloads.py writes), rendered --iterations times; prints `page_seconds=S pages=N output_bytes=B`.")
         var page: String?
 
         @Option(name: .long, help: "Renders of the page (with --page).")
@@ -78,8 +79,10 @@ extension PushLiquidCommand {
                 throw ToolError(message: "\(path): error: a page spec is an object with a \"template\" string")
             }
             let data = spec.property("data")
+            // `"dialect": "braze"` in the spec: the Braze dialect's tags and filters.
+            let env = spec.property("dialect").stringValue == "braze" ? BrazeDialect().environment() : LiquidEnvironment()
             let template: LiquidTemplate
-            do { template = try LiquidEnvironment().parse(source, name: path) } catch let e as LiquidError {
+            do { template = try env.parse(source, name: path) } catch let e as LiquidError {
                 throw ToolError(message: e.description)
             }
             var bytes = 0

@@ -1,7 +1,8 @@
 // String filters on UTF-8 bytes: one pass, one output buffer, no `Character` (grapheme)
 // iteration, no intermediate arrays of strings. Each keeps Ruby's result for every input.
 
-/// A set of bytes as a 256-bit table: membership is one shift and mask.
+/// A set of bytes as a 256-bit table: membership is one shift and mask (for byte-level
+/// filters, such as ``percentEncode(_:keeping:spaceAsPlus:)-(_,ByteSet,_)``).
 public struct ByteSet: Sendable {
     private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
@@ -20,6 +21,7 @@ public struct ByteSet: Sendable {
         }
     }
 
+    /// `true` when `b` is in the set.
     @inline(__always)
     public func contains(_ b: UInt8) -> Bool {
         let word: UInt64
@@ -42,8 +44,8 @@ func makeString(capacity: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> I
 private let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
 /// Percent-encodes every UTF-8 byte of `s` not in `keeping` as `%XX` (a space as `+` when
-/// `spaceAsPlus`).
-func percentEncode(_ s: String, keeping: ByteSet, spaceAsPlus: Bool) -> String {
+/// `spaceAsPlus`): the encoder behind `url_encode` and dialects' URL filters.
+public func percentEncode(_ s: String, keeping: ByteSet, spaceAsPlus: Bool = false) -> String {
     s.withBytes { bytes in
         makeString(capacity: bytes.count * 3) { out in
             var o = 0

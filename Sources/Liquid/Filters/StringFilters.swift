@@ -320,7 +320,7 @@ func urlEncode(_ s: String) -> String {
 }
 
 /// ``unreservedURLBytes`` as a table.
-let unreservedURLByteSet = ByteSet(unreservedURLBytes)
+public let unreservedURLByteSet = ByteSet(unreservedURLBytes)
 
 /// RFC 3986's unreserved characters: letters, digits, `-_.~`.
 public let unreservedURLBytes = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~".utf8)

@@ -18,8 +18,8 @@ enum BrazeFilters {
             }
         },
         LiquidFilter("as_json_string") { input, _, context in .string(try context.jsonText(input)) },
-        LiquidFilter("url_escape") { input, _, context in .string(percentEncode(try context.renderedText(input), keeping: urlSafe)) },
-        LiquidFilter("url_param_escape") { input, _, context in .string(percentEncode(try context.renderedText(input), keeping: unreservedURLBytes)) },
+        LiquidFilter("url_escape") { input, _, context in .string(percentEncode(try context.renderedText(input), keeping: urlSafeBytes)) },
+        LiquidFilter("url_param_escape") { input, _, context in .string(percentEncode(try context.renderedText(input), keeping: unreservedURLByteSet)) },
         LiquidFilter("number_with_delimiter", arguments: 0...1) { input, args, context in
             .string(try numberWithDelimiter(input, delimiter: args.has(0) ? try context.renderedText(args[0]) : ",", context: context))
         },
@@ -67,6 +67,17 @@ enum BrazeFilters {
         }
     }
 
+    /// `false` when the first character after spaces and tabs is ASCII and cannot start a
+    /// number (a digit, a sign or a point): no number to `Double` or `Decimal` either. (A
+    /// non-ASCII one, such as a no-break space the trimming removes, is left to them.)
+    static func startsLikeNumber(_ s: String) -> Bool {
+        for b in s.utf8 {
+            if b == 0x20 || b == 0x09 { continue }
+            return b >= 0x80 || (b >= 0x30 && b <= 0x39) || b == UInt8(ascii: "-") || b == UInt8(ascii: "+") || b == UInt8(ascii: ".")
+        }
+        return false
+    }
+
     static func hex(_ data: Data) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
@@ -79,6 +90,7 @@ enum BrazeFilters {
     }
 
     /// Characters `url_escape` keeps: those allowed somewhere in a URL (Ruby's `URI.escape`).
+    static let urlSafeBytes = ByteSet(urlSafe)
     static let urlSafe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.!~*'();/?:@&=+$,[]#".utf8)
     /// Rails' `number_with_delimiter`: `1234567.891` → `1,234,567.891`; non-numbers unchanged.
     static func numberWithDelimiter(_ input: LiquidValue, delimiter: String, context: RenderContext) throws -> String {
@@ -88,6 +100,8 @@ enum BrazeFilters {
         case .bigInt(let b): text = b.description
         case .double(let d): text = rubyFloatString(d)
         case .string(let s):
+            // Text that does not start like a number is returned as is, without parsing it.
+            guard startsLikeNumber(s) else { return s }
             let t = s.trimmingCharacters(in: .whitespaces)
             guard Double(t) != nil, !t.lowercased().contains("e"), !t.contains("n") else { return s }
             text = t
@@ -120,7 +134,7 @@ enum BrazeFilters {
             }
             decimal = exact
         case .string(let s):
-            guard let d = Decimal(string: s.trimmingCharacters(in: .whitespaces)), !d.isNaN else { return s }
+            guard startsLikeNumber(s), let d = Decimal(string: s.trimmingCharacters(in: .whitespaces)), !d.isNaN else { return s }
             decimal = d
         default: return try context.renderedText(input)
         }
