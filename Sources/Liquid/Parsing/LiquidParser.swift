@@ -258,8 +258,10 @@ public final class LiquidParser {
             do {
                 return try parseMarkup(markup, offset: offset, lax: false, body)
             } catch let strictError as LiquidError {
-                // A limit reached is never read past by the lax parser.
+                // A limit reached is never read past by the lax parser; nor is markup past the
+                // 32-bit positions the lax reader keeps (2 GB of one tag).
                 if case .limitExceeded = strictError.reason { throw strictError }
+                if markup.count >= Int(Int32.max) { throw strictError }
                 try checkAttributeReferences(markup, offset: offset)
                 var reader = RubyLax(markup, offset: offset, environment: environment)
                 let result = try lax(&reader)

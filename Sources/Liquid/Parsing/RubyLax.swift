@@ -20,8 +20,10 @@ struct RubyLax {
     /// markup full of stray quotes or brackets).
     private let nextSingle: [Int32], nextDouble: [Int32], bracketEnd: [Int32]
 
+    /// `markup` must be shorter than `Int32.max` bytes (the parser does not read longer
+    /// markup laxly); callers other than the parser's fallback read tag markup, as short.
     init<Bytes: Collection<UInt8>>(_ markup: Bytes, offset: Int, environment: LiquidEnvironment) {
-        let bytes = Array(markup)
+        let bytes = Array(markup.prefix(Int(Int32.max) - 1))
         b = bytes
         self.offset = offset
         self.environment = environment
