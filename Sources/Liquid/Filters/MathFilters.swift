@@ -239,12 +239,13 @@ enum MathFilters {
         binary("plus", { $0.addingReportingOverflow($1) }) { try $0.add($1) },
         binary("minus", { $0.subtractingReportingOverflow($1) }) { try $0.subtract($1) },
         binary("times", { $0.multipliedReportingOverflow(by: $1) }) { try $0.multiply($1) },
-        binary("divided_by", { a, b in
-            // Ruby's Integer#/ floors; zero and Int.min / -1 take the general path.
-            guard b != 0, !(a == Int.min && b == -1) else { return (0, true) }
-            let q = a / b
-            return ((a % b != 0) && ((a < 0) != (b < 0)) ? q - 1 : q, false)
-        }) { try $0.divide($1) },
+        LiquidFilter("divided_by", arguments: 1...1) { input, args, context in
+            // An integer over a whole float whose only prime factors are 2 and 5 (`100.0`):
+            // the decimal quotient terminates, so BigDecimal's exact quotient, made a float, is
+            // the float division's correctly rounded one.
+            if case .int(let a) = input, case .double(let b) = args[0], let q = terminatingQuotient(a, b) { return .double(q) }
+            return try generalDividedBy.function(input, args, context)
+        },
         binary("modulo", { a, b in
             guard b != 0, b != -1 else { return (0, true) }
             let r = a % b
@@ -269,6 +270,10 @@ enum MathFilters {
             if case .double(let d) = input, args[0].isNil || args[0] == .int(0), d.magnitude < 9.0e15 {
                 return .int(Int(d.rounded(.toNearestOrAwayFromZero)))
             }
+            // Fast path: a float to 1–15 places, on its shortest digits (BigDecimal's view of it).
+            if case .double(let d) = input, case .int(let places) = args[0], let r = roundShortestDigits(d, places: places) {
+                return .double(r)
+            }
             let n = LiquidNumber.from(input)
             let places: Int
             switch LiquidNumber.from(args[0]) {
@@ -292,6 +297,14 @@ enum MathFilters {
             return places <= 0 ? decimalToInt(r) : .double(doubleFromDecimal(r))
         },
     ]
+
+    /// `divided_by` in general: integers floored, decimals exact, zero as Ruby has it.
+    static let generalDividedBy = binary("divided_by", { a, b in
+            // Ruby's Integer#/ floors; zero and Int.min / -1 take the general path.
+            guard b != 0, !(a == Int.min && b == -1) else { return (0, true) }
+            let q = a / b
+            return ((a % b != 0) && ((a < 0) != (b < 0)) ? q - 1 : q, false)
+        }) { try $0.divide($1) }
 
     static func binary(_ name: String, _ op: @escaping @Sendable (LiquidNumber, LiquidNumber) throws -> LiquidNumber) -> LiquidFilter {
         LiquidFilter(name, arguments: 1...1) { input, args, _ in
@@ -351,4 +364,44 @@ enum MathFilters {
         if whole == d, let big = BigInt(d.description) { return .normalizing(big) }
         return .double(doubleFromDecimal(d))
     }
+}
+
+/// `a / b` when it can be done in floating point with BigDecimal's result: `a` exact in a
+/// double, `b` a whole number below 2^53 whose only prime factors are 2 and 5, so that the
+/// decimal quotient terminates (BigDecimal's is then exact, and `to_f` of it is the correctly
+/// rounded float division). `nil` otherwise.
+func terminatingQuotient(_ a: Int, _ b: Double) -> Double? {
+    guard a.magnitude <= 1 << 53, b != 0, b.magnitude <= 0x1p53, b.rounded(.towardZero) == b else { return nil }
+    var m = Int(b.magnitude)
+    while m % 2 == 0 { m /= 2 }
+    while m % 5 == 0 { m /= 5 }
+    return m == 1 ? Double(a) / b : nil
+}
+
+/// `round: places` of a float as Ruby's `BigDecimal(float.to_s).round(places).to_f` (half away
+/// from zero on the shortest digits), for 1 to 15 places and floats printed without an
+/// exponent (1e-4 up to 1e15); `nil` otherwise, for the decimal path.
+func roundShortestDigits(_ d: Double, places: Int) -> Double? {
+    guard places >= 1 && places <= 15, d.isFinite, d.magnitude >= 1e-4, d.magnitude < 1e15 else { return nil }
+    var digits = Array(d.description.utf8)  // "-123.456": Ruby's `to_s` in this range
+    guard let dot = digits.firstIndex(of: UInt8(ascii: ".")), !digits.contains(UInt8(ascii: "e")) else { return nil }
+    let fraction = digits.count - dot - 1
+    if fraction <= places { return d }
+    let roundUp = digits[dot + places + 1] >= UInt8(ascii: "5")
+    digits.removeSubrange((dot + places + 1)...)
+    if roundUp {
+        // Add one at the last kept place, carrying leftwards over nines (and the point).
+        var i = digits.count - 1
+        while i >= 0 {
+            if digits[i] == UInt8(ascii: ".") { i -= 1; continue }
+            if digits[i] == UInt8(ascii: "-") { break }
+            if digits[i] == UInt8(ascii: "9") { digits[i] = UInt8(ascii: "0"); i -= 1; continue }
+            digits[i] += 1
+            break
+        }
+        if i < 0 || digits[i] == UInt8(ascii: "-") {
+            digits.insert(UInt8(ascii: "1"), at: i < 0 ? 0 : i + 1)
+        }
+    }
+    return Double(String(decoding: digits, as: UTF8.self))
 }
