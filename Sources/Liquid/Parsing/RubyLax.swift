@@ -47,7 +47,6 @@ struct RubyLax {
 
     func text(_ r: Range<Int>) -> String { String(decoding: b[r], as: UTF8.self) }
 
-    static func isRubySpace(_ c: UInt8) -> Bool { isSpace(c) }
     /// Ruby's `\w` on UTF-8 text (letters beyond ASCII count).
     static func isWord(_ c: UInt8) -> Bool { isWordByte(c) }
 
@@ -113,7 +112,7 @@ struct RubyLax {
         }
         let m = strip(r)
         let n = m.count
-        if n >= 2 || n == 1, let first = n > 0 ? b[m.lowerBound] : nil,
+        if n >= 1, case let first = b[m.lowerBound],
            first == UInt8(ascii: "\"") || first == UInt8(ascii: "'"), b[m.upperBound - 1] == first {
             // `markup[1..-2]` (a lone quote is the empty string).
             return .literal(.string(n >= 2 ? text((m.lowerBound + 1)..<(m.upperBound - 1)) : ""))

@@ -584,7 +584,7 @@ public final class RenderContext {
 
     /// The `blank` or `empty` literal an expression is, if it is one.
     @inline(__always)
-    static func methodLiteral(_ e: borrowing LiquidExpression) -> MethodLiteralDrop.Kind? {
+    static func methodLiteral(_ e: borrowing LiquidExpression) -> MethodLiteral? {
         switch e {
         case .blank: return .blank
         case .empty: return .empty

@@ -56,9 +56,5 @@ enum CodePoints {
 
 extension String {
     /// The number of code points (Ruby's `String#length`).
-    var codePointCount: Int {
-        var copy = self
-        if let n = utf8.withContiguousStorageIfAvailable({ CodePoints.count($0) }) { return n }
-        return copy.withUTF8 { CodePoints.count($0) }
-    }
+    var codePointCount: Int { withBytes { CodePoints.count($0) } }
 }

@@ -29,17 +29,9 @@ public struct LiquidDropBox: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(drop)) }
 }
 
-/// The `blank` and `empty` literals when stored in a variable (`{% assign x = blank %}`):
-/// comparing with one asks whether the other side is blank or empty.
-final class MethodLiteralDrop: LiquidDrop {
-    enum Kind { case blank, empty }
-    let kind: Kind
-    private init(_ kind: Kind) { self.kind = kind }
-    static let blank = MethodLiteralDrop(.blank)
-    static let empty = MethodLiteralDrop(.empty)
-    func liquidProperty(_ key: String) -> LiquidValue? { nil }
-    var liquidSelf: LiquidValue { .string("") }
-}
+/// The reference's method literals, `blank` and `empty`: in a comparison they ask `blank?` or
+/// `empty?` of the other side; as values they are the empty string.
+enum MethodLiteral { case blank, empty }
 
 /// `self` (Liquid 5.13's `SelfDrop`): the variables of the scope it was read in, looked up
 /// through that scope's chain (loop variables, assigns, counters, render data) when a property

@@ -26,7 +26,6 @@ extension LiquidValue {
         case .array(let a): return a.isEmpty
         case .object(let o): return o.isEmpty
         case .drop(let d):
-            if d.drop is MethodLiteralDrop { return true }
             return d.drop.liquidSelf.isNil ? false : d.drop.liquidSelf.isBlank
         }
     }
@@ -40,7 +39,6 @@ extension LiquidValue {
         // A range has no `empty?` in Ruby: `(1..0)` is neither empty nor replaced by `default`.
         case .range: return nil
         case .drop(let d):
-            if d.drop is MethodLiteralDrop { return true }
             return d.drop.liquidSelf.isEmptyCollection
         default: return nil
         }
@@ -48,18 +46,14 @@ extension LiquidValue {
 
     /// The value a drop stands for; other values unchanged.
     @inline(__always) var resolved: LiquidValue {
-        if case .drop(let d) = self, !(d.drop is MethodLiteralDrop), !(d.drop is LiquidTime), !(d.drop is SelfDrop) { return d.drop.liquidSelf }
+        if case .drop(let d) = self, !(d.drop is LiquidTime), !(d.drop is SelfDrop) { return d.drop.liquidSelf }
         return self
     }
 
-    /// Ruby's `==` between two values, with `blank` and `empty` literals on either side.
+    /// Ruby's `==` between two values (`blank` and `empty` literals are handled where they are
+    /// written, in comparisons: ``RenderContext/methodLiteral(_:)``).
     func liquidEquals(_ other: LiquidValue) -> Bool {
         if let same = LiquidValue.plainEquals(self, other) { return same }
-        if case .drop(let a) = self, a.drop is MethodLiteralDrop, case .drop(let b) = other, b.drop is MethodLiteralDrop {
-            return false
-        }
-        if case .drop(let d) = self, let m = d.drop as? MethodLiteralDrop { return other.matches(m.kind) }
-        if case .drop(let d) = other, let m = d.drop as? MethodLiteralDrop { return self.matches(m.kind) }
         switch (self.resolved, other.resolved) {
         case (.int(let a), .int(let b)): return a == b
         case (.int(let a), .double(let b)): return Double(a) == b
@@ -98,7 +92,7 @@ extension LiquidValue {
         }
     }
 
-    func matches(_ kind: MethodLiteralDrop.Kind) -> Bool {
+    func matches(_ kind: MethodLiteral) -> Bool {
         switch kind {
         case .blank: return isBlank
         case .empty: return isEmptyCollection ?? false
