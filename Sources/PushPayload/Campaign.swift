@@ -16,8 +16,13 @@ public struct Campaign: Sendable {
     public var body: CampaignField
     /// `key_value_pairs:` in order, each value Liquid.
     public var keyValuePairs: [CampaignField]
-    /// `campaign:` (`api_id`, `message_name`...), also the `campaign.${...}` namespace.
+    /// `campaign:` (`api_id`, `name`, `message_name`, `message_api_id`...), the
+    /// `campaign.${...}` namespace; a render context document's own `campaign` keys (a send's
+    /// `dispatch_id`) are added over it.
     public var campaignInfo: LiquidObject
+    /// `canvas:` (`name`, `api_id`, `variant_name`, `variant_api_id`), the `canvas.${...}`
+    /// namespace, under the document's own `canvas` keys likewise.
+    public var canvasInfo: LiquidObject = LiquidObject()
     /// `ios:` options.
     public var ios: IOSOptions
     /// `android:` options.

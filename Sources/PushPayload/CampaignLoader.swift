@@ -199,7 +199,7 @@ struct CampaignReader {
         }
     }
 
-    static let topKeys = ["name", "title", "subtitle", "body", "key_value_pairs", "campaign", "ios", "android", "content_view", "preview"]
+    static let topKeys = ["name", "title", "subtitle", "body", "key_value_pairs", "campaign", "canvas", "ios", "android", "content_view", "preview"]
     static let iosKeys = ["category", "sound", "badge", "thread_id", "interruption_level", "mutable_content", "content_available", "image_url", "deep_link"]
     static let androidKeys = ["channel_id", "priority", "image_url", "deep_link", "summary_text"]
     static let previewKeys = ["api_trigger_properties", "canvas_entry_properties", "event_properties", "context", "now"]
@@ -208,7 +208,7 @@ struct CampaignReader {
     func campaign(_ root: Node) throws -> Campaign {
         var name: String?, title: CampaignField?, subtitle: CampaignField?, body: CampaignField?
         var kvs: [CampaignField] = []
-        var info = LiquidObject()
+        var info = LiquidObject(), canvas = LiquidObject()
         var ios = IOSOptions(), android = AndroidOptions()
         var contentView: ContentViewKind?
         var preview = PreviewData()
@@ -223,10 +223,10 @@ struct CampaignReader {
                     if Self.reservedKeys.contains(k) { throw error(kNode, "key-value pair '\(k)' is reserved by the payload format (aps, ab, ab_uri)") }
                     kvs.append(try field(kv, name: "key_value_pairs.\(k)", key: k))
                 }
-            case "campaign":
-                for (k, _, cv) in try mapping(v, "campaign", allowed: nil) {
-                    let s = try scalar(cv, "campaign.\(k)")
-                    info[k] = .string(s.string)
+            case "campaign", "canvas":
+                for (k, _, cv) in try mapping(v, key, allowed: nil) {
+                    let s = try scalar(cv, "\(key).\(k)")
+                    if key == "campaign" { info[k] = .string(s.string) } else { canvas[k] = .string(s.string) }
                 }
             case "ios":
                 for (k, _, o) in try mapping(v, "ios", allowed: Self.iosKeys) {
@@ -284,7 +284,7 @@ struct CampaignReader {
         guard let title else { throw error(root, "the campaign needs a 'title'") }
         guard let body else { throw error(root, "the campaign needs a 'body'") }
         return Campaign(name: name, file: file, title: title, subtitle: subtitle, body: body, keyValuePairs: kvs,
-                        campaignInfo: info, ios: ios, android: android, contentView: contentView, preview: preview)
+                        campaignInfo: info, canvasInfo: canvas, ios: ios, android: android, contentView: contentView, preview: preview)
     }
 }
 

@@ -6,7 +6,7 @@ import Personalization
 /// many threads.
 public struct CompiledCampaign: Sendable {
     /// The campaign.
-    public let campaign: Campaign
+    public private(set) var campaign: Campaign
     let fields: [(field: CampaignField, template: LiquidTemplate)]
     let fileText: String?
     let dialect: BrazeDialect
@@ -81,6 +81,15 @@ public struct CompiledCampaign: Sendable {
         }
     }
 
+    /// The campaign with attributes of one send added to `campaign.${...}` and `canvas.${...}`
+    /// (`dispatch_id`, `message_api_id`, `variant_name`...), over the campaign file's.
+    public func with(campaignInfo: [(String, LiquidValue)], canvasInfo: [(String, LiquidValue)]) -> CompiledCampaign {
+        var copy = self
+        for (k, v) in campaignInfo { copy.campaign.campaignInfo[k] = v }
+        for (k, v) in canvasInfo { copy.campaign.canvasInfo[k] = v }
+        return copy
+    }
+
     /// Whether a field is rendered for `platform` (`subtitle` and `ios.*` are iOS only).
     static func applies(_ field: CampaignField, to platform: Platform) -> Bool {
         switch platform {
@@ -100,12 +109,8 @@ public struct CompiledCampaign: Sendable {
         var seen: [AttributeReference] = []
         for (_, reads) in attributes { for a in reads where !seen.contains(a) { seen.append(a) } }
         return seen.filter { attr in
-            guard let path = attr.profilePath else { return false }
-            return !profiles.contains { profile in
-                var v = profile
-                for k in path { v = v.property(k) }
-                return !v.isNil
-            }
+            guard attr.isProfileAttribute else { return false }
+            return !profiles.contains { profile in !(attr.value(in: profile) ?? .nil).isNil }
         }
     }
 
@@ -205,16 +210,43 @@ public struct CompiledCampaign: Sendable {
     }
 
     private static let campaignKey = PropertyKey("campaign")
+    private static let canvasKey = PropertyKey("canvas")
+
+    /// The render options of each platform's messages, besides the document's clock: what
+    /// `targeted_device.${...}` needs to know (made once: assigning them shares the storage).
+    private static let platformInfo: [Platform: [String: any Sendable]] = Dictionary(uniqueKeysWithValues: Platform.allCases.map { platform in
+        var options = RenderOptions()
+        options.pushPlatform = platform.rawValue
+        return (platform, options.userInfo)
+    })
+
+    /// The document a message renders with: the campaign file's `campaign:` and `canvas:`
+    /// under the document's own `campaign` and `canvas` keys (a send's `dispatch_id`, a
+    /// Canvas variant: the document's win).
+    func sendDocument(_ document: RenderContextDocument) -> RenderContextDocument {
+        var doc = document
+        guard case .object(let o) = doc.value else { return doc }
+        for (key, info) in [(Self.campaignKey, campaign.campaignInfo), (Self.canvasKey, campaign.canvasInfo)] where !info.isEmpty {
+            switch o[key] {
+            case nil, .nil?: doc.set(key.name, .object(info))
+            case .object(let given)?:
+                var merged = info
+                for (k, v) in given { merged[k] = v }
+                doc.set(key.name, .object(merged))
+            default: break
+            }
+        }
+        return doc
+    }
 
     /// Renders the platform's fields into `texts`; `nil` when they all rendered, or the
     /// result that ends the message there (an abort, a failure).
     private func renderTexts(_ document: RenderContextDocument, platform: Platform, into texts: inout MessageTemplate.RenderedTexts) -> PayloadResult? {
-        var doc = document
-        if !campaign.campaignInfo.isEmpty, case .object(let o) = doc.value, o[Self.campaignKey] == nil {
-            doc.set("campaign", .object(campaign.campaignInfo))
-        }
+        let doc = sendDocument(document)
+        var options = doc.renderOptions()
+        options.userInfo = Self.platformInfo[platform]!
         do {
-            let aborted = platform == .ios ? try ios.message.render(doc, into: &texts) : try android.message.render(doc, into: &texts)
+            let aborted = platform == .ios ? try ios.message.render(doc, options: options, into: &texts) : try android.message.render(doc, options: options, into: &texts)
             if let (field, reason) = aborted { return .aborted(reason: reason, field: field) }
             return nil
         } catch let failure as MessageTemplate.FieldError {

@@ -18,6 +18,12 @@ struct RecipientOptions: ParsableArguments {
     @Option(name: .long, parsing: .singleValue, help: "An API-trigger property, KEY=VALUE (VALUE is JSON when it parses as JSON). Repeatable.")
     var trigger: [String] = []
 
+    @Option(name: .long, parsing: .singleValue, help: "A campaign attribute of this send, KEY=VALUE: campaign.${KEY} (dispatch_id, message_api_id...), over the campaign file's. Repeatable.")
+    var campaignInfo: [String] = []
+
+    @Option(name: .long, parsing: .singleValue, help: "A Canvas attribute of this send, KEY=VALUE: canvas.${KEY} (name, api_id, variant_name, variant_api_id). Repeatable.")
+    var canvasInfo: [String] = []
+
     @Option(name: .long, help: "The send time that 'now' means, ISO 8601 (default: the campaign's preview time, else the current time).")
     var now: String?
 
@@ -104,6 +110,7 @@ struct RecipientOptions: ParsableArguments {
         do {
             let campaign = try Campaign(yaml: text, file: url.lastPathComponent == "-" ? "<stdin>" : displayPath(url))
             return try CompiledCampaign(campaign, dialect: try dialect(), fileText: text)
+                .with(campaignInfo: try keyValues(campaignInfo, option: "--campaign-info"), canvasInfo: try keyValues(canvasInfo, option: "--canvas-info"))
         } catch let error as CampaignError {
             throw ToolError(message: error.description)
         }
@@ -161,13 +168,7 @@ struct RecipientOptions: ParsableArguments {
         if !trigger.isEmpty {
             var props: LiquidObject
             if case .object(let o) = doc.value.property("api_trigger_properties") { props = o } else { props = LiquidObject() }
-            for pair in trigger {
-                guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
-                    throw ToolError.usage("--trigger takes KEY=VALUE, got '\(pair)'")
-                }
-                let key = String(pair[..<eq]), raw = String(pair[pair.index(after: eq)...])
-                props[key] = (try? JSONValueParser.parse(raw)) ?? .string(raw)
-            }
+            for (key, value) in try keyValues(trigger, option: "--trigger") { props[key] = value }
             doc.set("api_trigger_properties", .object(props))
         }
         if let now {
@@ -175,6 +176,17 @@ struct RecipientOptions: ParsableArguments {
             doc.now = date
         }
         return (doc, profileName)
+    }
+}
+
+/// `KEY=VALUE` arguments of `option`, each value JSON when it parses as JSON, else text.
+func keyValues(_ pairs: [String], option: String) throws -> [(String, LiquidValue)] {
+    try pairs.map { pair in
+        guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
+            throw ToolError.usage("\(option) takes KEY=VALUE, got '\(pair)'")
+        }
+        let key = String(pair[..<eq]), raw = String(pair[pair.index(after: eq)...])
+        return (key, (try? JSONValueParser.parse(raw)) ?? .string(raw))
     }
 }
 

@@ -166,6 +166,12 @@ extension PushLiquidCommand {
         @Flag(name: .long, help: "Exit 0 even when some lines failed.")
         var allowFailures = false
 
+        @Option(name: .long, parsing: .singleValue, help: "A campaign attribute of this send, KEY=VALUE (campaign.${KEY}: dispatch_id...), under each line's own campaign keys. Repeatable.")
+        var campaignInfo: [String] = []
+
+        @Option(name: .long, parsing: .singleValue, help: "A Canvas attribute of this send, KEY=VALUE (canvas.${KEY}: variant_name...), under each line's own canvas keys. Repeatable.")
+        var canvasInfo: [String] = []
+
         func validate() throws {
             if resume && output == nil { throw ValidationError("--resume needs --output FILE") }
             if resume && fromLine != nil { throw ValidationError("--resume finds the line to go on from itself; leave out --from-line") }
@@ -176,6 +182,8 @@ extension PushLiquidCommand {
         func run() throws {
             var options = try RecipientOptions.parse([campaign] + (templates.map { ["--templates", $0] } ?? []))
             options.online = online
+            options.campaignInfo = campaignInfo
+            options.canvasInfo = canvasInfo
             let compiled = try options.compiledCampaign()
             var firstLine = fromLine ?? 1
             var out: Int32 = 1

@@ -13,6 +13,10 @@ public struct RenderOptions: Sendable {
     public var timeZone: TimeZone
     /// What `'now'` and `'today'` mean to the `date` filter: a fixed clock makes renders reproducible.
     public var now: @Sendable () -> Date
+    /// What a dialect's tags, filters and expressions need to know about this render that is
+    /// not template data (the Braze dialect: the platform a push is rendered for). Empty by
+    /// default; the engine itself never reads it.
+    public var userInfo: [String: any Sendable] = [:]
 
     /// Options for a render; by default lenient, UTC and the system clock.
     public init(strictVariables: Bool = false, strictFilters: Bool = false, timeZone: TimeZone = RenderOptions.utc, now: @escaping @Sendable () -> Date = { Date() }) {
@@ -129,6 +133,9 @@ public final class RenderContext {
     /// Filter calls so far: the time limit is checked every 16 (one output can chain many
     /// filters, each working on up to ``LiquidLimits/arrayElements`` elements).
     @exclusivity(unchecked) var filterCalls = 0
+    /// The source offset of the filter call being applied (-1 before the first), for warnings
+    /// a filter gives (``currentFilterOffset``).
+    @exclusivity(unchecked) var filterOffset = -1
     /// This thread's ``StackGuard`` limit: a context renders on the thread that made it (the
     /// contexts of ``RenderContextCache`` are per thread).
     let stackLimit = StackGuard.limit
@@ -153,6 +160,15 @@ public final class RenderContext {
         warning.trace = trace
         warnings.append(warning)
     }
+
+    /// The UTF-8 offset, in the template or partial rendering now, of the filter call being
+    /// applied: a filter that warns passes it to ``warn(_:at:)`` so that the warning is
+    /// located at the filter (`{{ t | time_zone: 'Mars/Base' }}`). `nil` outside a filter.
+    public var currentFilterOffset: Int? { filterOffset >= 0 ? filterOffset : nil }
+
+    /// The data the render was given (the root scope, before any variable shadows its keys):
+    /// for a dialect's expressions that read the render context document itself.
+    public var renderData: LiquidValue { data }
 
     /// A loop interruption.
     public enum Interrupt: Sendable { case breakLoop, continueLoop }
@@ -179,6 +195,7 @@ public final class RenderContext {
         if !globals.isEmpty { globals.removeAll(keepingCapacity: true) }
         if !counters.isEmpty { counters.removeAll(keepingCapacity: true) }
         interrupt = nil
+        filterOffset = -1
         steps = 0
         if !cycles.isEmpty { cycles.removeAll(keepingCapacity: true) }
         if !forOffsets.isEmpty { forOffsets.removeAll(keepingCapacity: true) }
@@ -518,6 +535,9 @@ public final class RenderContext {
         }
         // The template holds its filters for as long as this render: no retain per call.
         return try filter._withUnsafeGuaranteedRef { filter in
+            let outer = filterOffset
+            filterOffset = call.offset
+            defer { filterOffset = outer }
             do {
                 if !call.arityChecked { try filter.checkArity(call.arguments.count, offset: call.offset) }
                 if call.hasLiteralArguments { return try invoke(filter, value, call.literalArguments) }
