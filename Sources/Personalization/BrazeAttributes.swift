@@ -47,6 +47,10 @@ public struct BrazeAttributeSyntax: LiquidAttributeSyntax {
     }
 
     public func expression(namespace: String?, name: String) throws -> LiquidExpression {
+        try expression(namespace: namespace, name: name, offset: 0)
+    }
+
+    public func expression(namespace: String?, name: String, offset: Int) throws -> LiquidExpression {
         if let recorder { recorder.record(AttributeReference(namespace: namespace, name: name)) }
         // (Names arrays written as literals: one allocation of the exact size each.)
         func path(_ names: [PropertyKey]) -> LiquidExpression {
@@ -60,7 +64,7 @@ public struct BrazeAttributeSyntax: LiquidAttributeSyntax {
         case "custom_attribute", "custom_attributes":
             return path([Self.profileKey, Self.customAttributesKey, PropertyKey(name)])
         case "content_blocks":
-            return .custom(ContentBlockExpression(name: name, store: contentBlocks))
+            return .custom(ContentBlockExpression(name: name, store: contentBlocks, offset: offset))
         case _ where Self.derivedNamespaces.contains(namespace):
             return .custom(DerivedAttribute(namespace: namespace, name: name))
         default:

@@ -46,6 +46,9 @@ final class ContentBlockStore: @unchecked Sendable {
         guard let text = try source.contentBlock(named: name) else {
             throw LiquidError.Reason.custom("content block '\(name)' not found")
         }
+        guard text.utf8.count <= maxContentBlockBytes else {
+            throw LiquidError.Reason.custom("content block '\(name)' is \(text.utf8.count) bytes, over Braze's 50 KB limit for a content block (\(maxContentBlockBytes) bytes)")
+        }
         let template = try environment.parse(text, name: "content_blocks/\(name)")
         lock.lock()
         parsed[name] = template
@@ -54,20 +57,28 @@ final class ContentBlockStore: @unchecked Sendable {
     }
 }
 
-/// The most content blocks nested in one another (a block including itself ends here).
-public let maxContentBlockDepth = 10
+/// How deep content blocks nest: Braze expands a block in the message and a block inside
+/// that one ("nested, but only once"); a block nested deeper is removed from the message,
+/// content and reference both (a warning says where).
+public let maxContentBlockDepth = 2
+
+/// The largest content block Braze saves: 50 KB.
+public let maxContentBlockBytes = 50 * 1024
 
 /// `{{content_blocks.${name}}}`: the block's Liquid rendered in the including scope (its
 /// `assign`s stay visible after it), as text.
 struct ContentBlockExpression: LiquidCustomExpression {
     let name: String
     let store: ContentBlockStore?
+    /// Where the reference is in its template, for the warning of a block nested too deep.
+    var offset: Int = 0
 
     func evaluate(_ context: RenderContext) throws -> LiquidValue {
         guard let store else { throw LiquidError.Reason.custom("content block '\(name)' not found: no content blocks are configured") }
         let depth = (context.registers["braze.contentBlockDepth"] as? Int) ?? 0
         guard depth < maxContentBlockDepth else {
-            throw LiquidError.Reason.custom("content blocks nested more than \(maxContentBlockDepth) deep (at '\(name)')")
+            context.warn("content block '\(name)' is nested \(depth + 1) deep; Braze expands content blocks \(maxContentBlockDepth) deep (a block in a block) and removes deeper ones, so nothing is inserted", at: offset)
+            return .string("")
         }
         let template = try store.template(named: name, environment: context.environment)
         context.registers["braze.contentBlockDepth"] = depth + 1

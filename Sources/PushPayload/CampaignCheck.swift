@@ -96,15 +96,38 @@ extension CompiledCampaign {
                 report(.error, "content block '\(name)' cannot be read: \(error)")
                 return
             }
-            if found == nil {
+            guard let found else {
                 let place = (blocks as? DirectoryContentBlocks).map { " in \($0.directory.lastPathComponent)/" } ?? ""
                 report(.error, "content block '\(name)' not found\(place)")
+                return
             }
+            checkNestedBlocks(in: name, source: found, depth: 1, blocks: blocks, report: report)
         case let namespace?:
             let known = RenderContextDocument.namespaces + ["custom_attribute", "content_blocks"] + AttributeScan.profileNamespaces
             if !known.contains(namespace), let near = nearest(namespace, in: known) {
                 report(.warning, "unknown namespace '\(namespace)'; did you mean \(near).${\(name)}?")
             }
+        }
+    }
+
+    /// Checks the content blocks that the block `name` (at `depth`, 1 for a block the field
+    /// references) references: one missing is an error, one nested deeper than Braze expands
+    /// a warning, each naming the block file, line and column of the reference.
+    private func checkNestedBlocks(in name: String, source: String, depth: Int, blocks: any ContentBlockSource,
+                                   report: (CampaignDiagnostic.Severity, String) -> Void) {
+        for reference in AttributeScan.references(in: source) where reference.namespace == "content_blocks" {
+            guard let inner = reference.name else { continue }
+            let at = SourceLocation(utf8Offset: reference.offset, in: source)
+            let place = "(at content_blocks/\(name).liquid:\(at.line):\(at.column))"
+            if depth + 1 > maxContentBlockDepth {
+                report(.warning, "content block '\(inner)' is nested \(depth + 1) deep \(place); Braze expands content blocks \(maxContentBlockDepth) deep and removes deeper ones, so it inserts nothing")
+                continue
+            }
+            guard let text = try? blocks.contentBlock(named: inner) else {
+                report(.error, "content block '\(inner)' not found \(place)")
+                continue
+            }
+            checkNestedBlocks(in: inner, source: text, depth: depth + 1, blocks: blocks, report: report)
         }
     }
 

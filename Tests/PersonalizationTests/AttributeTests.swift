@@ -78,13 +78,49 @@ import Testing
         #expect(texts.count == 2 && texts.text(0) == "Hi Al")
     }
 
-    @Test func unknownTimeZoneWarns() throws {
+    @Test func unknownTimeZoneWarnsAtTheFilter() throws {
         let env = BrazeDialect().environment()
-        let template = try env.parse("{{ 'now' | time_zone: 'Nowhere/Else' | date: '%H' }}")
-        let context = template.makeContext(try document(#"{"now": "\#(fixedNow)"}"#).value, options: try document(#"{"now": "\#(fixedNow)"}"#).renderOptions())
+        let source = MarkedText("x\n{{ 'now' | 1️⃣time_zone: 'Nowhere/Else' | date: '%H' }}")
+        let template = try env.parse(source.text, name: "body")
+        let doc = try document(#"{"now": "\#(fixedNow)"}"#)
+        let context = template.makeContext(doc.value, options: doc.renderOptions())
         try template.render(into: context)
-        #expect(context.output == "10")
-        #expect(context.warnings.map(\.reason) == [.custom("time_zone: unknown time zone 'Nowhere/Else', using UTC")])
+        #expect(context.output == "x\n10")
+        #expect(context.warnings.map(\.reason) == [.custom("time_zone: unknown time zone 'Nowhere/Else', showing UTC")])
+        #expect(context.warnings.first?.location == source.location)
+        #expect(context.warnings.first?.templateName == "body")
+    }
+
+    @Test(arguments: [
+        // The docs' numeric offsets: hours, and hours with minutes.
+        ("-0005", "04:00 -0500"), ("-5", "04:00 -0500"), ("'-0500'", "04:00 -0500"), ("-500", "04:00 -0500"),
+        ("'+05:30'", "14:30 +0530"), ("530", "14:30 +0530"), ("5.5", "14:30 +0530"), ("'UTC+5'", "14:00 +0500"),
+        ("'GMT-03:30'", "05:30 -0330"), ("'-03'", "06:00 -0300"), ("'Z'", "09:00 +0000"), ("0", "09:00 +0000"),
+        // IANA names (with daylight saving: 2026-07-01 is summer), Rails names as the export writes them, abbreviations.
+        ("'America/Chicago'", "04:00 -0500"), ("'Eastern Time (US & Canada)'", "05:00 -0400"), ("'Lisbon'", "10:00 +0100"),
+        ("'EST'", "04:00 -0500"),
+    ])
+    func timeZonesTheDocsUse(_ zone: String, _ expected: String) throws {
+        let doc = try document(#"{"now": "2026-07-01T09:00:00Z"}"#)
+        let template = try BrazeDialect().environment().parse("{{ 'now' | time_zone: \(zone) | date: '%H:%M %z' }}")
+        let context = template.makeContext(doc.value, options: doc.renderOptions())
+        try template.render(into: context)
+        #expect(context.output == expected)
+        #expect(context.warnings.isEmpty, "\(context.warnings)")
+    }
+
+    @Test(arguments: ["'+25:00'", "'-05:75'", "99", "2500", "'Mars/Olympus'", "''", "'+1'", "nil"])
+    func badOffsetsAreUnknownZones(_ zone: String) throws {
+        let doc = try document(#"{"now": "2026-07-01T09:00:00Z"}"#)
+        let template = try BrazeDialect().environment().parse("{{ 'now' | time_zone: \(zone) | date: '%H' }}")
+        let context = template.makeContext(doc.value, options: doc.renderOptions())
+        try template.render(into: context)
+        if zone == "'+1'" {
+            #expect(context.output == "10")  // one hour, written with its sign
+        } else {
+            #expect(context.output == "09")
+            #expect(context.warnings.count == 1)
+        }
     }
 
     @Test func contentBlocksFromADirectory() throws {
@@ -97,5 +133,50 @@ import Testing
         let error = liquidError { try brazeRender("x\n{{content_blocks.${missing}}}", try document("{}"), dialect: dialect) }
         #expect(error?.reason == .custom("content block 'missing' not found"))
         #expect(error?.location == SourceLocation(line: 2, column: 1))
+    }
+}
+
+/// Content blocks nest as Braze's do: a block in the message and a block inside it; deeper
+/// ones are removed from the message, with a warning at the reference.
+@Suite struct ContentBlockNestingTests {
+    let blocks = InMemoryContentBlocks([
+        "outer": "[outer {{content_blocks.${middle}}}]",
+        "middle": "[middle\n{{content_blocks.${inner}}}]",
+        "inner": "[inner]",
+        "self": "me{{content_blocks.${self}}}",
+        "big": String(repeating: "x", count: maxContentBlockBytes + 1),
+    ])
+
+    func render(_ source: String) throws -> (text: String, warnings: [LiquidError]) {
+        let env = BrazeDialect(contentBlocks: blocks).environment()
+        let message = try MessageTemplate(fields: [(name: "body", source: source)], environment: env)
+        var texts = MessageTemplate.RenderedTexts()
+        _ = try message.render(try document("{}"), into: &texts)
+        return (texts.text(0), texts.warnings.map(\.warning))
+    }
+
+    @Test func twoLevelsExpandAndTheThirdIsRemoved() throws {
+        let (text, warnings) = try render("{{content_blocks.${outer}}}")
+        #expect(text == "[outer [middle\n]]")
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.message.contains("content block 'inner' is nested 3 deep") == true)
+        // At the reference, in the block that makes it.
+        #expect(warnings.first?.templateName == "content_blocks/middle")
+        #expect(warnings.first?.location == SourceLocation(line: 2, column: 3))
+        #expect(try render("{{content_blocks.${middle}}}").text == "[middle\n[inner]]")
+    }
+
+    @Test func aBlockIncludingItselfStopsAtTheSecondLevel() throws {
+        let (text, warnings) = try render("{{content_blocks.${self}}}")
+        #expect(text == "meme")
+        #expect(warnings.count == 1)
+    }
+
+    @Test func aBlockOverBrazesSizeLimitIsAnError() throws {
+        #expect {
+            _ = try render("{{content_blocks.${big}}}")
+        } throws: { error in
+            (error as? MessageTemplate.FieldError)?.error.message.contains("over Braze's 50 KB limit") == true
+        }
     }
 }

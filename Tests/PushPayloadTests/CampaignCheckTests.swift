@@ -55,6 +55,15 @@ import Testing
         #expect(missing?.0 == .error && missing?.2 == 11)
         #expect(missing?.3 == "content block 'nope' not found")
         #expect(try diagnostics("name: c\ntitle: '{{content_blocks.${known}}}'\nbody: b\n").isEmpty)
+        // Blocks inside blocks: a missing one, and one nested deeper than Braze expands.
+        let blocks = ["a": "x\n  {{content_blocks.${b}}}", "b": "{{content_blocks.${c}}}{{content_blocks.${gone}}}", "c": "c"]
+        let nested = try diagnostics("name: c\ntitle: '{{content_blocks.${a}}}'\nbody: b\n", blocks: blocks)
+        #expect(nested.map(\.severity) == [.warning, .warning])
+        #expect(nested.first?.message == "content block 'c' is nested 3 deep (at content_blocks/b.liquid:1:3); Braze expands content blocks 2 deep and removes deeper ones, so it inserts nothing")
+        #expect(nested.last?.message.hasPrefix("content block 'gone' is nested 3 deep (at content_blocks/b.liquid:1:26)") == true)
+        #expect(nested.allSatisfy { $0.location == SourceLocation(line: 2, column: 11) })
+        let missingInner = try diagnostics("name: c\ntitle: '{{content_blocks.${b}}}'\nbody: b\n", blocks: blocks)
+        #expect(missingInner.map(\.message) == ["content block 'gone' not found (at content_blocks/b.liquid:1:26)"])
     }
 
     @Test func valuesThatCannotWork() throws {

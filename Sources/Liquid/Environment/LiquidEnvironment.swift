@@ -4,6 +4,15 @@ public protocol LiquidAttributeSyntax: Sendable {
     /// (`custom_attribute.${points}` gives namespace `custom_attribute`). Throw
     /// ``LiquidError/Reason/syntax(_:)`` for an unknown namespace.
     func expression(namespace: String?, name: String) throws -> LiquidExpression
+    /// ``expression(namespace:name:)`` for a reference at UTF-8 `offset` in the template
+    /// source (for expressions that warn at their place); by default the same expression.
+    func expression(namespace: String?, name: String, offset: Int) throws -> LiquidExpression
+}
+
+extension LiquidAttributeSyntax {
+    public func expression(namespace: String?, name: String, offset: Int) throws -> LiquidExpression {
+        try expression(namespace: namespace, name: name)
+    }
 }
 
 /// How partials (`include`, `render`) are found.

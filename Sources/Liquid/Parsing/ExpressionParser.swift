@@ -269,7 +269,7 @@ public struct MarkupStream: ~Copyable {
             advance()
             let name = name(of: token)
             if name.isEmpty { throw LiquidError.Reason.syntax("an attribute needs a name, as in ${first_name}").at(start) }
-            return try attributePath(try withRegistry { try $0.syntax.expression(namespace: nil, name: name) }, start: start)
+            return try attributePath(try withRegistry { try $0.syntax.expression(namespace: nil, name: name, offset: start) }, start: start)
         case .openOutput:
             guard hasAttributeSyntax else { throw unexpected("an expression") }
             advance()
@@ -283,7 +283,7 @@ public struct MarkupStream: ~Copyable {
                 advance(); advance(); advance()
                 let (namespace, name) = (name(of: token), name(of: attribute))
                 if name.isEmpty { throw LiquidError.Reason.syntax("an attribute needs a name, as in \(namespace).${name}").at(start) }
-                return try attributePath(try withRegistry { try $0.syntax.expression(namespace: namespace, name: name) }, start: start)
+                return try attributePath(try withRegistry { try $0.syntax.expression(namespace: namespace, name: name, offset: start) }, start: start)
             }
             if next != .dot && next != .lbracket {
                 // The reference's lexer reads `contains` as an operator, never a value.

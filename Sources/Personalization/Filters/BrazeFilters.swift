@@ -5,7 +5,7 @@ import Liquid
 /// Braze's filters beyond standard Liquid.
 enum BrazeFilters {
     static let all: [LiquidFilter] = [
-        timeZone,
+        TimeZoneFilter.filter,
         LiquidFilter("json_escape") { input, _, context in
             var text = LiquidValue.string(try context.renderedText(input)).jsonString
             text.removeFirst()
@@ -42,18 +42,6 @@ enum BrazeFilters {
         hmac("hmac_sha256_base64", SHA256.self, base64: true),
         hmac("hmac_sha512", SHA512.self, base64: false),
     ]
-
-    /// `time_zone: 'America/Los_Angeles'`: the time shown in that zone, for `date` to format.
-    /// A missing or unknown zone gives UTC and a warning.
-    static let timeZone = LiquidFilter("time_zone", arguments: 1...1) { input, args, context in
-        guard let time = LiquidTime.parse(input, options: context.options) else { return input }
-        let name = try context.renderedText(args[0])
-        guard !name.isEmpty, let zone = TimeZone(identifier: name) else {
-            context.warn("time_zone: unknown time zone '\(name)', using UTC")
-            return .drop(time.converted(to: RenderOptions.utc))
-        }
-        return .drop(time.converted(to: zone))
-    }
 
     static func digest(_ name: String, _ hash: @escaping @Sendable (Data) -> Data) -> LiquidFilter {
         LiquidFilter(name) { input, _, context in .string(hex(hash(Data(try context.renderedText(input).utf8)))) }
