@@ -56,10 +56,17 @@ public struct CampaignWorkspace: Sendable {
     }
 
     /// The Braze dialect with this workspace's content blocks, and Connected Content answered by
-    /// `connectedContent` (default: the offline answers in `connected_content.json`, if any).
-    public func dialect(connectedContent: ConnectedContentConfiguration? = nil) throws -> BrazeDialect {
-        BrazeDialect(contentBlocks: DirectoryContentBlocks(directory: folders.templates.appendingPathComponent("content_blocks")),
-                     connectedContent: try connectedContent ?? Workspace.offlineConnectedContent(templates: folders.templates))
+    /// `connectedContent` (default: the offline answers in `connected_content.json`, if any)
+    /// with `credentials` for `:basic_auth` and `:auth_credentials` (kept outside the
+    /// workspace's campaign files: see ``ConnectedContentCredentials/load(file:environment:)``).
+    public func dialect(connectedContent: ConnectedContentConfiguration? = nil, credentials: ConnectedContentCredentials? = nil) throws -> BrazeDialect {
+        var configuration = try connectedContent ?? Workspace.offlineConnectedContent(templates: folders.templates)
+        if let credentials {
+            configuration?.credentials.merge(credentials.basic) { _, new in new }
+            configuration?.tokenCredentials.merge(credentials.tokens) { _, new in new }
+        }
+        return BrazeDialect(contentBlocks: DirectoryContentBlocks(directory: folders.templates.appendingPathComponent("content_blocks")),
+                            connectedContent: configuration)
     }
 
     /// Reads and compiles the campaign `name` (or a campaign file's path).

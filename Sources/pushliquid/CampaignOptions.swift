@@ -33,6 +33,9 @@ struct RecipientOptions: ParsableArguments {
     @Flag(name: .long, help: "Make real Connected Content requests (default: answers from Templates/connected_content.json).")
     var online = false
 
+    @Option(name: .long, help: "Connected Content credentials for :basic_auth and :auth_credentials, a JSON file (default: the file $PUSHLIQUID_CREDENTIALS names, else the JSON in $PUSHLIQUID_CREDENTIALS_JSON).")
+    var credentials: String?
+
     @Option(name: .long, help: "The campaigns folder (default: the folder the campaign file is in; for a name, the nearest Templates/ here or above).")
     var templates: String?
 
@@ -94,8 +97,13 @@ struct RecipientOptions: ParsableArguments {
 
     func dialect() throws -> BrazeDialect {
         let workspace = CampaignWorkspace(folders: try folders())
+        let secrets: ConnectedContentCredentials
+        do { secrets = try ConnectedContentCredentials.load(file: credentials) } catch {
+            throw ToolError(message: "error: \(error)")
+        }
         do {
-            return try workspace.dialect(connectedContent: online ? ConnectedContentConfiguration(client: HTTPConnectedContentClient()) : nil)
+            return try workspace.dialect(connectedContent: online ? ConnectedContentConfiguration(client: HTTPConnectedContentClient()) : nil,
+                                         credentials: secrets)
         } catch let error as CampaignError {
             throw ToolError(message: error.description)
         } catch {

@@ -151,6 +151,9 @@ extension PushLiquidCommand {
         @Flag(name: .long, help: "Make real Connected Content requests.")
         var online = false
 
+        @Option(name: .long, help: "Connected Content credentials, a JSON file (default: $PUSHLIQUID_CREDENTIALS, else the JSON in $PUSHLIQUID_CREDENTIALS_JSON).")
+        var credentials: String?
+
         @Option(name: .long, help: "Write the results to this file instead of standard output.")
         var output: String?
 
@@ -182,6 +185,7 @@ extension PushLiquidCommand {
         func run() throws {
             var options = try RecipientOptions.parse([campaign] + (templates.map { ["--templates", $0] } ?? []))
             options.online = online
+            options.credentials = credentials
             options.campaignInfo = campaignInfo
             options.canvasInfo = canvasInfo
             let compiled = try options.compiledCampaign()

@@ -7,22 +7,35 @@ public struct ConnectedContentConfiguration: Sendable {
     public var client: any ConnectedContentClient
     /// `:basic_auth NAME` credentials: name to (user, password).
     public var credentials: [String: BasicAuthCredential]
+    /// `:auth_credentials NAME` token credentials (a basic credential's name works there too).
+    public var tokenCredentials: [String: TokenCredential]
     /// Cached GET responses, shared by every render that uses this configuration.
     public var cache: ConnectedContentCache
     /// Delay before the first retry; it doubles each time (Braze backs off exponentially).
     public var retryDelay: TimeInterval
     /// Time limit of one request (Braze: 2 seconds).
     public var timeout: TimeInterval
+    /// The `User-Agent` of every request (Braze's: `Braze Sender` and a hash); a `:headers`
+    /// `User-Agent` replaces it.
+    public var userAgent: String
 
     /// A configuration around `client`.
     public init(client: any ConnectedContentClient, credentials: [String: BasicAuthCredential] = [:],
+                tokenCredentials: [String: TokenCredential] = [:],
                 cache: ConnectedContentCache = ConnectedContentCache(), retryDelay: TimeInterval = 0.2,
-                timeout: TimeInterval = ConnectedContentLimits.timeout) {
+                timeout: TimeInterval = ConnectedContentLimits.timeout, userAgent: String = ConnectedContentCredentials.brazeUserAgent) {
         self.client = client
         self.credentials = credentials
+        self.tokenCredentials = tokenCredentials
         self.cache = cache
         self.retryDelay = retryDelay
         self.timeout = timeout
+        self.userAgent = userAgent
+    }
+
+    /// A configuration around `client` with `credentials` (see ``ConnectedContentCredentials``).
+    public init(client: any ConnectedContentClient, credentials: ConnectedContentCredentials) {
+        self.init(client: client, credentials: credentials.basic, tokenCredentials: credentials.tokens)
     }
 }
 
@@ -115,12 +128,15 @@ public final class ConnectedContentCache: @unchecked Sendable {
 }
 
 /// `{% connected_content URL :save name :method post :body ... :headers {...} :content_type t
-/// :basic_auth name :cache_max_age s :no_cache :retry %}`.
+/// :basic_auth name :auth_credentials name :cache_max_age s :no_cache :retry %}`.
 ///
-/// The URL, body and headers may hold Liquid. A JSON response is stored under `:save` (or
-/// `connected`), an object with `__http_status_code__`; any other successful response is
-/// inserted as text; a 4xx inserts nothing. Transport failures, timeouts and 5xx insert
-/// nothing, or with `:retry` are retried up to five times and then abort the message.
+/// The URL, body and headers may hold Liquid. A response that is JSON is stored under `:save`
+/// (or `connected`); a JSON object gets `__http_status_code__` (an array or other JSON value
+/// cannot have it, as Braze's docs say); any other successful response is inserted as text; a
+/// non-2xx answer that is not JSON inserts nothing, with a warning. Transport failures and
+/// timeouts insert nothing (a warning), and with `:retry` they and 5xx answers are retried up
+/// to five times and then abort the message. A credential that is not configured aborts the
+/// message, as Braze's docs say. Every request carries Braze's `User-Agent`.
 struct ConnectedContentTag: LiquidTag {
     let name = "connected_content"
     let configuration: ConnectedContentConfiguration?
@@ -133,6 +149,7 @@ struct ConnectedContentTag: LiquidTag {
         var headers: LiquidTemplate?
         var contentType: String?
         var basicAuth: String?
+        var authCredentials: String?
         var cacheMaxAge: TimeInterval?
         var noCache = false
         var retry = false
@@ -158,14 +175,22 @@ struct ConnectedContentTag: LiquidTag {
             }
             guard let response else { return }
             let text = String(decoding: response.body, as: UTF8.self)
-            if let json = try? JSONValueParser.parse(text), json.arrayValue != nil || { if case .object = json { return true } else { return false } }() {
+            let success = (200..<300).contains(response.status)
+            // JSON of any kind is stored (Braze parses the body; text that is not JSON is
+            // inserted); only an object can carry the status code.
+            if let json = try? JSONValueParser.parse(text) {
                 var value = json
                 if case .object(var o) = json {
                     o["__http_status_code__"] = .int(response.status)
                     value = .object(o)
+                } else if !success {
+                    context.warn("connected_content: \(request.url) answered HTTP \(response.status) with JSON that is not an object; saved without __http_status_code__, so the template cannot tell", at: offset)
+                }
+                if success == false, case .object = json {
+                    context.warn("connected_content: \(request.url) answered HTTP \(response.status); saved with __http_status_code__ \(response.status)", at: offset)
                 }
                 try context.store(options.save ?? "connected", value)
-            } else if (200..<300).contains(response.status) {
+            } else if success {
                 context.write(text)
             } else {
                 context.warn("connected_content: \(request.url) answered HTTP \(response.status); nothing inserted", at: offset)
@@ -193,9 +218,25 @@ struct ConnectedContentTag: LiquidTag {
             }
             if let name = options.basicAuth {
                 guard let credential = configuration.credentials[name] else {
-                    throw MessageAborted(reason: "connected_content: unknown basic auth credential '\(name)'")
+                    throw MessageAborted(reason: "connected_content: unknown basic auth credential '\(name)' (none of that name is configured)")
                 }
                 headers["Authorization"] = "Basic " + Data("\(credential.username):\(credential.password)".utf8).base64EncodedString()
+            }
+            if let name = options.authCredentials {
+                if let token = configuration.tokenCredentials[name] {
+                    let host = URL(string: url)?.host ?? ""
+                    guard token.allows(host: host) else {
+                        throw MessageAborted(reason: "connected_content: credential '\(name)' may not be sent to \(host.isEmpty ? url : host) (its allowed domains: \(token.allowedDomains.joined(separator: ", ")))")
+                    }
+                    for (k, v) in token.headers { headers[k] = v }
+                } else if let credential = configuration.credentials[name] {
+                    headers["Authorization"] = "Basic " + Data("\(credential.username):\(credential.password)".utf8).base64EncodedString()
+                } else {
+                    throw MessageAborted(reason: "connected_content: unknown credential '\(name)' (none of that name is configured)")
+                }
+            }
+            if !headers.keys.contains(where: { $0.caseInsensitiveCompare("User-Agent") == .orderedSame }) {
+                headers["User-Agent"] = configuration.userAgent
             }
             var body: Data?
             if let bodyTemplate = options.body {
@@ -229,7 +270,9 @@ struct ConnectedContentTag: LiquidTag {
             for attempt in 1...attempts {
                 do {
                     let response = try configuration.client.send(request, timeout: min(configuration.timeout, left))
-                    if response.status < 500 { return response }
+                    // A 5xx is retried with :retry; without it, it is an answer like any other
+                    // (its JSON object saved with __http_status_code__).
+                    if response.status < 500 || !options.retry { return response }
                     lastProblem = "HTTP \(response.status)"
                 } catch let failure as ConnectedContentFailure {
                     lastProblem = "\(failure)"
@@ -288,6 +331,7 @@ struct ConnectedContentTag: LiquidTag {
             case ":headers": options.headers = try compile(try value(for: ":headers"))
             case ":content_type": options.contentType = try value(for: ":content_type").text
             case ":basic_auth": options.basicAuth = try value(for: ":basic_auth").text
+            case ":auth_credentials": options.authCredentials = try value(for: ":auth_credentials").text
             case ":cache_max_age":
                 let v = try value(for: ":cache_max_age")
                 guard let seconds = TimeInterval(v.text) else { throw LiquidError.Reason.syntax("connected_content: :cache_max_age takes seconds, got '\(v.text)'").at(v.offset) }

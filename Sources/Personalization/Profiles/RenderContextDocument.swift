@@ -123,11 +123,14 @@ public enum PersonalizationError: Error, Sendable, Equatable, CustomStringConver
     case invalidDocument(String)
     /// A `{{content_blocks.${name}}}` with no such block.
     case contentBlockNotFound(String)
+    /// A Connected Content credentials file (or variable) that is not what it must be.
+    case invalidCredentials(String)
 
     public var description: String {
         switch self {
         case .invalidDocument(let m): return "invalid render context document: \(m)"
         case .contentBlockNotFound(let n): return "content block '\(n)' not found"
+        case .invalidCredentials(let m): return "invalid Connected Content credentials: \(m)"
         }
     }
 }
