@@ -22,7 +22,7 @@ public struct BrazeDialect: Sendable {
     }
 
     /// The tags Braze adds.
-    public static let tagNames = ["abort_message", "connected_content"]
+    public static let tagNames = ["abort_message", "connected_content", "message_extras"]
     /// The filters Braze adds.
     public static var filterNames: [String] { BrazeFilters.all.map(\.name) }
 
@@ -34,6 +34,7 @@ public struct BrazeDialect: Sendable {
         env.attributeSyntax = BrazeAttributeSyntax(contentBlocks: contentBlocks.map { ContentBlockStore(source: $0) }, recorder: recorder)
         env.register(AbortMessageTag())
         env.register(ConnectedContentTag(configuration: connectedContent))
+        env.register(MessageExtrasTag())
         for filter in BrazeFilters.all { env.register(filter) }
         return env
     }

@@ -71,6 +71,11 @@ public struct MessageTemplate: Sendable {
         /// zone): the field's index and the warning, located in the field's template or the
         /// content block it happened in.
         public private(set) var warnings: [(field: Int, warning: LiquidError)] = []
+        /// The message's `{% message_extras %}` pairs, in order: a key's first value, keys and
+        /// values at most ``MessageExtra/maxBytes`` together (each cut or duplicate is a warning).
+        public private(set) var messageExtras: [MessageExtra] = []
+        /// The bytes of ``messageExtras``' keys and values.
+        private var messageExtrasBytes = 0
 
         /// An empty buffer.
         public init() {}
@@ -94,6 +99,7 @@ public struct MessageTemplate: Sendable {
             bytes.removeAll(keepingCapacity: true)
             ends.removeAll(keepingCapacity: true)
             if !warnings.isEmpty { warnings.removeAll() }
+            if !messageExtras.isEmpty { messageExtras.removeAll(); messageExtrasBytes = 0 }
         }
 
         mutating func render(_ template: LiquidTemplate, in session: RenderSession) throws {
@@ -101,6 +107,49 @@ public struct MessageTemplate: Sendable {
             let field = ends.count
             ends.append(bytes.count)
             if session.hasWarnings { warnings += session.warnings.map { (field, $0) } }
+            let registers = session.registers
+            if !registers.isEmpty, let pending = registers[MessageExtrasTag.register] as? [MessageExtrasTag.Pending] {
+                collect(pending, field: field)
+            }
+        }
+
+        /// Adds a field's message extras: a key already given keeps its first value, and past
+        /// ``MessageExtra/maxBytes`` of keys and values the rest is cut (as Braze does), each
+        /// with a warning at its tag.
+        private mutating func collect(_ pending: [MessageExtrasTag.Pending], field: Int) {
+            for p in pending {
+                func warn(_ message: String) {
+                    warnings.append((field, LiquidError(.custom("message_extras: " + message), location: p.location, templateName: p.templateName)))
+                }
+                if messageExtras.contains(where: { $0.key == p.pair.key }) {
+                    warn("the key '\(p.pair.key)' is given again; Braze keeps its first value")
+                    continue
+                }
+                let keyBytes = p.pair.key.utf8.count
+                let size = keyBytes + p.pair.value.utf8.count
+                if messageExtrasBytes + size <= MessageExtra.maxBytes {
+                    messageExtras.append(p.pair)
+                    messageExtrasBytes += size
+                    continue
+                }
+                let room = MessageExtra.maxBytes - messageExtrasBytes - keyBytes
+                guard room > 0 else {
+                    warn("past \(MessageExtra.maxBytes) bytes of keys and values, '\(p.pair.key)' is cut off entirely")
+                    continue
+                }
+                // The value cut at a character boundary within the room left.
+                var cut = ""
+                var used = 0
+                for ch in p.pair.value {
+                    let n = ch.utf8.count
+                    if used + n > room { break }
+                    cut.append(ch)
+                    used += n
+                }
+                messageExtras.append(MessageExtra(key: p.pair.key, value: cut))
+                messageExtrasBytes += keyBytes + used
+                warn("past \(MessageExtra.maxBytes) bytes of keys and values, the value of '\(p.pair.key)' is cut to \(used) bytes")
+            }
         }
     }
 

@@ -137,6 +137,10 @@ public struct BatchRenderer: Sendable {
             out.key("status"); out.string(status.rawValue)
             // The payload is already JSON text: copied in, not serialized again.
             out.key("payload"); out.raw(bytes: scratch.payload.bytes)
+            // Beside the payload, never in it: what the send event carries.
+            if !scratch.texts.messageExtras.isEmpty {
+                out.key("message_extras"); out.value(messageExtrasObject(scratch.texts.messageExtras))
+            }
         case .aborted(let reason, _)?:
             status = .aborted
             out.key("status"); out.string(status.rawValue)
@@ -151,6 +155,7 @@ public struct BatchRenderer: Sendable {
             status = .rendered
             out.key("status"); out.string(status.rawValue)
             out.key("payload"); out.raw(payload.serialized)
+            if !payload.messageExtras.isEmpty { out.key("message_extras"); out.value(payload.messageExtrasJSON) }
         }
         // What rendered but may not be as meant (a Connected Content call without an answer).
         if !scratch.texts.warnings.isEmpty {

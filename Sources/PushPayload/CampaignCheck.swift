@@ -31,6 +31,10 @@ extension CompiledCampaign {
                 let location = problem.location.map { field.fileLocation(of: $0, fileText: fileText) }
                 report(.error, location, message)
             }
+            // What tags noted while parsing (a message_extras tag Braze would not pass on).
+            for warning in template.warnings where warning.templateName == field.name {
+                report(.warning, warning.location.map { field.fileLocation(of: $0, fileText: fileText) }, warning.message)
+            }
             for reference in AttributeScan.references(in: field.source) {
                 check(reference, report: { report($0, at(reference.offset), $1) })
             }

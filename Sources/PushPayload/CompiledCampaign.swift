@@ -190,7 +190,7 @@ public struct CompiledCampaign: Sendable {
         if let problem = writePayload(texts, platform: platform, into: &json) { return problem }
         let messageFields = platform == .ios ? ios.fields : android.fields
         let fields = messageFields.indices.map { RenderedCampaignField(name: messageFields[$0].name, key: messageFields[$0].key, text: texts.text($0)) }
-        return .rendered(PushPayload(platform: platform, serialized: json.text, fields: fields))
+        return .rendered(PushPayload(platform: platform, serialized: json.text, fields: fields, messageExtras: texts.messageExtras))
     }
 
     /// Renders the payload for one recipient straight into `json` as JSON text (the text

@@ -1,5 +1,6 @@
 import Foundation
 import Liquid
+import Personalization
 
 /// The platforms a campaign renders for.
 public enum Platform: String, Sendable, CaseIterable {
@@ -24,18 +25,26 @@ public struct PushPayload: Sendable, Equatable {
     public let fields: [RenderedCampaignField]
     /// The serialized payload (compact, deterministic).
     public let serialized: String
+    /// The message's `{% message_extras %}` pairs: sent beside the payload (to the send
+    /// event), never in it.
+    public let messageExtras: [MessageExtra]
 
     /// A payload from its JSON value; serialized once, here.
-    public init(platform: Platform, json: LiquidValue, fields: [RenderedCampaignField]) {
-        self.init(platform: platform, serialized: json.jsonString, fields: fields)
+    public init(platform: Platform, json: LiquidValue, fields: [RenderedCampaignField], messageExtras: [MessageExtra] = []) {
+        self.init(platform: platform, serialized: json.jsonString, fields: fields, messageExtras: messageExtras)
     }
 
     /// A payload from its serialized JSON text (compact, as `LiquidValue.jsonString` writes it).
-    public init(platform: Platform, serialized: String, fields: [RenderedCampaignField]) {
+    public init(platform: Platform, serialized: String, fields: [RenderedCampaignField], messageExtras: [MessageExtra] = []) {
         self.platform = platform
         self.fields = fields
         self.serialized = serialized
+        self.messageExtras = messageExtras
     }
+
+    /// ``messageExtras`` as one JSON object of strings, in order (what Braze sends its send
+    /// event as `message_extras`).
+    public var messageExtrasJSON: LiquidValue { messageExtrasObject(messageExtras) }
 
     /// Its size in bytes, as the platform counts it.
     public var byteCount: Int { serialized.utf8.count }
@@ -91,13 +100,24 @@ public enum PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension PayloadResult {
-    /// The result as JSON: `{"status": "rendered", "bytes": n, "payload": {...}}`,
-    /// `{"status": "aborted", "field": ..., "reason": ...}` or `{"status": "failed", "error": ...}`.
+    /// The result as JSON: `{"status": "rendered", "bytes": n, "payload": {...}}` (and
+    /// `"message_extras": {...}` when the message has some), `{"status": "aborted", "field":
+    /// ..., "reason": ...}` or `{"status": "failed", "error": ...}`.
     public var json: LiquidValue {
         switch self {
-        case .rendered(let p): return ["status": "rendered", "bytes": .int(p.byteCount), "payload": p.json]
+        case .rendered(let p):
+            var o: LiquidObject = ["status": "rendered", "bytes": .int(p.byteCount), "payload": p.json]
+            if !p.messageExtras.isEmpty { o["message_extras"] = p.messageExtrasJSON }
+            return .object(o)
         case .aborted(let reason, let field): return ["status": "aborted", "field": .string(field), "reason": reason.map { .string($0) } ?? .nil]
         case .failed(let e): return ["status": "failed", "error": .string(e.description)]
         }
     }
+}
+
+/// Message extras as one JSON object of strings, in order.
+func messageExtrasObject(_ extras: [MessageExtra]) -> LiquidValue {
+    var o = LiquidObject()
+    for e in extras { o[e.key] = .string(e.value) }
+    return .object(o)
 }

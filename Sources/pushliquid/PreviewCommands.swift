@@ -40,7 +40,9 @@ extension PushLiquidCommand {
         static let configuration = CommandConfiguration(
             abstract: "Render a campaign's payload JSON for one recipient on standard output.",
             discussion: """
-                Warnings (unknown filters, Connected Content calls without an answer) go to standard error.
+                Warnings (unknown filters, Connected Content calls without an answer) go to standard error, \
+                and so do the message's {% message_extras %} pairs (message_extras: {...}), which Braze sends \
+                beside the payload; --result prints them, with the payload, as one JSON object.
 
                 Exit codes: 0 rendered, 3 aborted (the reason on standard error), 1 template or data error \
                 (or output that could not be written), 2 usage error.
@@ -52,17 +54,26 @@ extension PushLiquidCommand {
         @Flag(name: .long, help: "Indent the JSON.")
         var pretty = false
 
+        @Flag(name: .long, help: "Print the whole result as JSON instead of the payload: {\"status\", \"bytes\", \"payload\", \"message_extras\"} (or the abort or failure), exit codes as without it.")
+        var result = false
+
         func run() throws {
             let compiled = try options.compiledCampaign()
             let (document, _) = try options.document(for: compiled)
             // What check says (warnings here: the render goes on), then what the render warned
             // about, on standard error.
             var warnings = compiled.checkDiagnostics().map { var d = $0; d.severity = .warning; return d }
-            let result = compiled.render(document, platform: options.platform.platform, warnings: &warnings)
+            let rendered = compiled.render(document, platform: options.platform.platform, warnings: &warnings)
             for warning in warnings { printError(warning.description) }
-            switch result {
+            if result {
+                output(pretty ? rendered.json.prettyJSONString : rendered.json.jsonString)
+            }
+            switch rendered {
             case .rendered(let payload):
+                if result { break }
                 output(pretty ? payload.json.prettyJSONString : payload.serialized)
+                // Beside the payload, never in it: what the send event carries.
+                if !payload.messageExtras.isEmpty { printError("message_extras: \(payload.messageExtrasJSON.jsonString)") }
             case .aborted(let reason, let field):
                 printError("aborted in \(field): \(reason ?? "abort_message called")")
                 throw ExitCode(3)
@@ -107,6 +118,11 @@ enum PreviewPrinter {
             }
             if let kind = campaign.contentView {
                 lines += ContentViewPreview.render(kind, payload: payload, profile: document.profile)
+            }
+            if !payload.messageExtras.isEmpty {
+                lines.append("Message extras (sent beside the payload, to the send event):")
+                let keyWidth = payload.messageExtras.map { columns($0.key) }.max() ?? 0
+                for e in payload.messageExtras { lines.append("  " + e.key + String(repeating: " ", count: keyWidth - columns(e.key)) + "  " + e.value) }
             }
             let limit = platform.sizeLimit
             lines.append("Payload: \(payload.byteCount) of \(limit) bytes (\(payload.byteCount * 100 / limit)%)")

@@ -61,4 +61,23 @@ import Testing
         #expect(result.property("payload").property("a") == "cmp-1/d-6/Variant A/Control/-")
         #expect(try runPushliquid(["render", file.path, "--campaign-info", "novalue"]).status == 2)
     }
+
+    @Test func messageExtrasTravelBesideThePayload() throws {
+        let campaign = try compile("""
+            name: extras
+            title: "Hi{% message_extras :key language :value {{${language}}} %}"
+            body: "b{% message_extras :key course :value {{custom_attribute.${course}}} %}"
+            """)
+        let document = try doc(#"{"profile": {"language": "de", "custom_attributes": {"course": "Liquid 101"}}}"#)
+        guard case .rendered(let payload) = campaign.render(document, platform: .android) else { Issue.record("not rendered"); return }
+        #expect(payload.messageExtras == [MessageExtra(key: "language", value: "de"), MessageExtra(key: "course", value: "Liquid 101")])
+        #expect(!payload.serialized.contains("Liquid 101"), "never in the payload")
+        #expect(PayloadResult.rendered(payload).json.property("message_extras") == ["language": "de", "course": "Liquid 101"])
+        // A batch line carries them beside its payload.
+        let renderer = BatchRenderer(campaign: campaign, platform: .ios, workers: 1)
+        let line = renderer.renderLine(#"{"profile": {"language": "fr", "custom_attributes": {"course": "X"}}}"#, number: 1)
+        let result = try JSONValueParser.parse(line.text)
+        #expect(result.property("message_extras") == ["language": "fr", "course": "X"])
+        #expect(result.property("payload").property("aps").property("alert").property("title") == "Hi")
+    }
 }

@@ -23,8 +23,17 @@ public final class LiquidParser {
     let stackLimit = StackGuard.limit
     /// `true` while parsing the lines of a `{% liquid %}` tag.
     @exclusivity(unchecked) public private(set) var inLiquidTag = false
-    /// Warnings collected in ``LiquidErrorMode/warn`` mode.
+    /// Warnings collected in ``LiquidErrorMode/warn`` mode, and those tags give (``warn(_:at:)``).
     @exclusivity(unchecked) public internal(set) var warnings: [LiquidError] = []
+
+    /// Records that markup parsed but will not do what it says (a dialect's tag written in a
+    /// way its host ignores): a warning, reason ``LiquidError/Reason/custom(_:)``, at UTF-8
+    /// `offset` in the source; the template keeps it in ``LiquidTemplate/warnings``.
+    public func warn(_ message: String, at offset: Int) {
+        var warning = LiquidError(.custom(message), offset: offset)
+        warning.locate(in: source, name: name)
+        warnings.append(warning)
+    }
     /// Filter calls lax parsing accepted that will not work as written (an unknown filter, the
     /// wrong number of arguments): each reason and UTF-8 offset.
     @exclusivity(unchecked) var filterProblems: [(reason: LiquidError.Reason, offset: Int)] = []

@@ -37,7 +37,8 @@ public struct LiquidTemplate: Sendable {
     public var name: String? { storage.name }
     /// The environment it was parsed with; renders use its filters, file system and limits.
     public var environment: LiquidEnvironment { storage.environment }
-    /// Warnings from parsing in ``LiquidErrorMode/warn`` mode.
+    /// Warnings from parsing: markup ``LiquidErrorMode/warn`` mode read laxly, and what tags
+    /// noted (``LiquidParser/warn(_:at:)``).
     public var warnings: [LiquidError] { storage.warnings }
     /// Filters the template uses that its environment does not have (they pass their input
     /// through unless ``RenderOptions/strictFilters`` is set).
@@ -136,6 +137,9 @@ public struct RenderSession {
     /// The warnings of the last render (see ``RenderContext/warn(_:at:)``): a Connected
     /// Content call that failed, an unknown time zone.
     public var warnings: [LiquidError] { context.warnings }
+    /// What the last render's tags left in ``RenderContext/registers`` (for hosts that collect
+    /// what a dialect's tags record, such as Braze's message extras).
+    public var registers: [String: any Sendable] { context.registers }
     /// Whether the last render warned (no array copied: for loops over millions of renders).
     @inlinable public var hasWarnings: Bool { !context.warnings.isEmpty }
 }
