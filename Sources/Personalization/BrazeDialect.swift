@@ -14,15 +14,25 @@ public struct BrazeDialect: Sendable {
     public var contentBlocks: (any ContentBlockSource)?
     /// How Connected Content reaches the network; `nil` makes the tag an error.
     public var connectedContent: ConnectedContentConfiguration?
+    /// Where `{% catalog_items %}` finds catalogs; `nil` makes the tag an error.
+    public var catalogs: (any CatalogSource)?
 
-    /// A dialect with optional content blocks and Connected Content.
-    public init(contentBlocks: (any ContentBlockSource)? = nil, connectedContent: ConnectedContentConfiguration? = nil) {
+    /// A dialect with optional content blocks, Connected Content and catalogs.
+    public init(contentBlocks: (any ContentBlockSource)? = nil, connectedContent: ConnectedContentConfiguration? = nil,
+                catalogs: (any CatalogSource)? = nil) {
         self.contentBlocks = contentBlocks
         self.connectedContent = connectedContent
+        self.catalogs = catalogs
     }
 
     /// The tags Braze adds.
-    public static let tagNames = ["abort_message", "connected_content", "message_extras"]
+    public static let tagNames = ["abort_message", "connected_content", "message_extras", "catalog_items"]
+
+    /// Braze tags this engine refuses, each a syntax error that says why.
+    public static let refusedTags: [(name: String, why: String)] = [
+        ("catalog_selection_items", "catalog selections are defined in Braze's dashboard (their filters, sort and limit are not in the workspace); name the items with {% catalog_items NAME ID... %}"),
+        ("shopping_cart", "eCommerce cart data comes from Braze's cart events, which a render context document does not carry; pass the cart in canvas_entry_properties or context instead"),
+    ]
     /// The filters Braze adds.
     public static var filterNames: [String] { BrazeFilters.all.map(\.name) }
 
@@ -35,6 +45,8 @@ public struct BrazeDialect: Sendable {
         env.register(AbortMessageTag())
         env.register(ConnectedContentTag(configuration: connectedContent))
         env.register(MessageExtrasTag())
+        env.register(CatalogItemsTag(catalogs: catalogs))
+        for refused in Self.refusedTags { env.register(RefusedTag(name: refused.name, why: refused.why)) }
         for filter in BrazeFilters.all { env.register(filter) }
         return env
     }

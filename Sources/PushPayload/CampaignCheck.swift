@@ -38,6 +38,9 @@ extension CompiledCampaign {
             for reference in AttributeScan.references(in: field.source) {
                 check(reference, report: { report($0, at(reference.offset), $1) })
             }
+            for use in AttributeScan.tags(named: "catalog_items", in: field.source) {
+                checkCatalogUse(use.markup, report: { report($0, at(use.offset), $1) })
+            }
             for offset in AttributeScan.abortMessagesWithoutParentheses(in: field.source) {
                 report(.error, at(offset), "abort_message takes its reason in parentheses: {% abort_message('reason') %} or {% abort_message() %}")
             }
@@ -57,6 +60,45 @@ extension CompiledCampaign {
             }
         }
         return out
+    }
+
+    /// The catalogs the campaign's fields read by name (`{% catalog_items games 1234 %}`), in
+    /// order of first use; names written as Liquid are known only when rendering.
+    public var catalogsRead: [String] {
+        var names: [String] = []
+        for (field, _) in fields {
+            for use in AttributeScan.tags(named: "catalog_items", in: field.source) {
+                guard let name = use.markup.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).first.map(String.init),
+                      !name.contains("{{"), !names.contains(name) else { continue }
+                names.append(name)
+            }
+        }
+        return names
+    }
+
+    /// Checks one `{% catalog_items NAME ID... %}`: the catalog (when named literally) must
+    /// exist and read, and the literal ids should be in it.
+    private func checkCatalogUse(_ markup: String, report: (CampaignDiagnostic.Severity, String) -> Void) {
+        let words = markup.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map(String.init).filter { $0 != ":rerender" }
+        guard let name = words.first, !name.contains("{{"), !name.contains("{%") else { return }
+        guard let catalogs = dialect.catalogs else {
+            report(.error, "catalog '\(name)' cannot be found: no catalogs are configured (a Catalogs/ folder beside Templates/)")
+            return
+        }
+        let catalog: Catalog?
+        do { catalog = try catalogs.catalog(named: name) } catch {
+            report(.error, "catalog '\(name)' cannot be read: \(error)")
+            return
+        }
+        guard let catalog else {
+            let place = (catalogs as? DirectoryCatalogs).map { " (no \($0.directory.lastPathComponent)/\(name).csv or .json)" } ?? ""
+            report(.error, "catalog '\(name)' not found\(place)")
+            return
+        }
+        let missing = words.dropFirst().filter { !$0.contains("{{") && !$0.contains("{%") && catalog.items[$0] == nil }
+        if !missing.isEmpty {
+            report(.warning, "catalog '\(name)' has no item \(missing.map { "'\($0)'" }.joined(separator: ", ")); items will hold only the items found")
+        }
     }
 
     /// The first field that mentions `text` (an attribute reference as written) and where, in
@@ -216,6 +258,35 @@ enum AttributeScan {
             let wellFormed = closed && !rawName.isEmpty && rawName.trimmingCharacters(in: .whitespaces) == rawName
             out.append(Reference(text: text, name: wellFormed ? rawName : nil, namespace: namespace, offset: start, inMarkup: close != nil))
             i = end
+        }
+        return out
+    }
+
+    /// The `{% NAME markup %}` tags in a source: each tag's UTF-8 offset and its markup (up to
+    /// the first `%}`).
+    static func tags(named name: String, in source: String) -> [(offset: Int, markup: String)] {
+        let bytes = Array(source.utf8)
+        let word = Array(name.utf8)
+        var out: [(offset: Int, markup: String)] = []
+        var i = 0
+        func space(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        while i + 1 < bytes.count {
+            guard bytes[i] == UInt8(ascii: "{"), bytes[i + 1] == UInt8(ascii: "%") else { i += 1; continue }
+            let tag = i
+            var j = i + 2
+            if j < bytes.count, bytes[j] == UInt8(ascii: "-") { j += 1 }
+            while j < bytes.count, space(bytes[j]) { j += 1 }
+            if j + word.count <= bytes.count, Array(bytes[j..<(j + word.count)]) == word, j + word.count == bytes.count || space(bytes[j + word.count]) || bytes[j + word.count] == UInt8(ascii: "%") || bytes[j + word.count] == UInt8(ascii: "(") {
+                var k = j + word.count
+                let start = k
+                while k + 1 < bytes.count, !(bytes[k] == UInt8(ascii: "%") && bytes[k + 1] == UInt8(ascii: "}")) { k += 1 }
+                var end = min(k, bytes.count)
+                if end > start, bytes[end - 1] == UInt8(ascii: "-") { end -= 1 }
+                out.append((tag, String(decoding: bytes[start..<end], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+                i = k
+            } else {
+                i = j
+            }
         }
         return out
     }

@@ -24,15 +24,20 @@ public struct CampaignWorkspace: Sendable {
     /// Where campaigns, blocks, answers and profiles are.
     public let folders: Workspace.Folders
 
-    /// The workspace in `root`: `root/Templates` (required) and `root/Profiles` (when present).
+    /// The workspace in `root`: `root/Templates` (required), and `root/Profiles`,
+    /// `root/Catalogs` and `root/PromotionCodes` when present.
     /// - Throws: ``CampaignError`` when `root` has no `Templates/` folder.
     public init(root: URL) throws {
         let templates = root.appendingPathComponent("Templates")
         guard Workspace.isDirectory(templates) else {
             throw CampaignError(file: root.path, location: nil, message: "no Templates/ folder")
         }
-        let profiles = root.appendingPathComponent("Profiles")
-        self.init(folders: Workspace.Folders(templates: templates, profiles: Workspace.isDirectory(profiles) ? profiles : nil))
+        func folder(_ name: String) -> URL? {
+            let url = root.appendingPathComponent(name)
+            return Workspace.isDirectory(url) ? url : nil
+        }
+        self.init(folders: Workspace.Folders(templates: templates, profiles: folder("Profiles"), catalogs: folder("Catalogs"),
+                                             promotionCodes: folder("PromotionCodes")))
     }
 
     /// The workspace of the given folders.
@@ -66,7 +71,7 @@ public struct CampaignWorkspace: Sendable {
             configuration?.tokenCredentials.merge(credentials.tokens) { _, new in new }
         }
         return BrazeDialect(contentBlocks: DirectoryContentBlocks(directory: folders.templates.appendingPathComponent("content_blocks")),
-                            connectedContent: configuration)
+                            connectedContent: configuration, catalogs: folders.catalogs.map { DirectoryCatalogs(directory: $0) })
     }
 
     /// Reads and compiles the campaign `name` (or a campaign file's path).

@@ -9,7 +9,8 @@ public struct CompiledCampaign: Sendable {
     public private(set) var campaign: Campaign
     let fields: [(field: CampaignField, template: LiquidTemplate)]
     let fileText: String?
-    let dialect: BrazeDialect
+    /// The dialect the campaign was compiled with (its content blocks, Connected Content, catalogs).
+    public let dialect: BrazeDialect
     let errorMode: LiquidErrorMode
 
     /// A fresh compilation of the same campaign. Parallel workers each render their own copy,

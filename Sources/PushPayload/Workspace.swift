@@ -15,20 +15,34 @@ public enum Workspace {
         public var templates: URL
         /// The profiles folder, or `nil` when there is none.
         public var profiles: URL?
+        /// The catalogs folder (`Catalogs/`: `NAME.csv`, `NAME.json`), or `nil` when there is none.
+        public var catalogs: URL?
+        /// The promotion code lists folder (`PromotionCodes/`: `LIST.csv`, and what runs used
+        /// of each), or `nil` when there is none.
+        public var promotionCodes: URL?
 
         /// Folders as given.
-        public init(templates: URL, profiles: URL?) {
+        public init(templates: URL, profiles: URL?, catalogs: URL? = nil, promotionCodes: URL? = nil) {
             self.templates = templates
             self.profiles = profiles
+            self.catalogs = catalogs
+            self.promotionCodes = promotionCodes
+        }
+
+        /// `templates` and `profiles`, with the catalogs and promotion code lists beside them
+        /// (the nearest `Catalogs/` and `PromotionCodes/` in the templates folder or above it).
+        static func found(templates: URL, profiles: URL?) -> Folders {
+            Folders(templates: templates, profiles: profiles, catalogs: nearest("Catalogs", from: templates),
+                    promotionCodes: nearest("PromotionCodes", from: templates))
         }
     }
 
     /// The folders of the workspace that holds `campaignFile`: campaigns, blocks and answers
-    /// are in the folder the file is in; profiles in the nearest `Profiles/` folder in that
-    /// folder or one above it.
+    /// are in the folder the file is in; profiles, catalogs and promotion code lists in the
+    /// nearest `Profiles/`, `Catalogs/` and `PromotionCodes/` folders in that folder or above it.
     public static func folders(forCampaign campaignFile: URL) -> Folders {
         let templates = campaignFile.standardizedFileURL.deletingLastPathComponent()
-        return Folders(templates: templates, profiles: nearest("Profiles", from: templates))
+        return .found(templates: templates, profiles: nearest("Profiles", from: templates))
     }
 
     /// The folders of the workspace around `directory`: the nearest folder, `directory` or one
@@ -36,10 +50,10 @@ public enum Workspace {
     public static func folders(around directory: URL) -> Folders? {
         if isDirectory(directory.standardizedFileURL), directory.standardizedFileURL.lastPathComponent == "Templates" {
             let templates = directory.standardizedFileURL
-            return Folders(templates: templates, profiles: nearest("Profiles", from: templates))
+            return .found(templates: templates, profiles: nearest("Profiles", from: templates))
         }
         guard let templates = nearest("Templates", from: directory.standardizedFileURL) else { return nil }
-        return Folders(templates: templates, profiles: nearest("Profiles", from: templates.deletingLastPathComponent()))
+        return .found(templates: templates, profiles: nearest("Profiles", from: templates.deletingLastPathComponent()))
     }
 
     /// The folder `name` in `start` or the nearest folder above it that has one.

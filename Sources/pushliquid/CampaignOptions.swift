@@ -42,6 +42,9 @@ struct RecipientOptions: ParsableArguments {
     @Option(name: .long, help: "The profiles folder (default: the nearest Profiles/ beside the campaigns folder or above it).")
     var profiles: String?
 
+    @Option(name: .long, help: "The catalogs folder, NAME.csv or NAME.json each (default: the nearest Catalogs/ beside the campaigns folder or above it).")
+    var catalogs: String?
+
     /// The campaigns folder that names are looked up in: --templates, else the nearest
     /// `Templates/` in the current folder or above it.
     func namesFolder() -> URL {
@@ -91,6 +94,11 @@ struct RecipientOptions: ParsableArguments {
             let given = URL(fileURLWithPath: profiles)
             guard Workspace.isDirectory(given) else { throw ToolError.usage("--profiles '\(profiles)' is not a folder") }
             found.profiles = given
+        }
+        if let catalogs {
+            let given = URL(fileURLWithPath: catalogs)
+            guard Workspace.isDirectory(given) else { throw ToolError.usage("--catalogs '\(catalogs)' is not a folder") }
+            found.catalogs = given
         }
         return found
     }

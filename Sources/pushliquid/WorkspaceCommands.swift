@@ -94,6 +94,13 @@ extension PushLiquidCommand {
                 for (name, reads) in compiled.attributes where !reads.isEmpty {
                     printer.heading("  \(name) reads: \(reads.map(\.description).joined(separator: ", "))")
                 }
+                let catalogs = compiled.catalogsRead
+                if !catalogs.isEmpty {
+                    printer.heading("  catalogs read: " + catalogs.map { name in
+                        let found = (try? compiled.dialect.catalogs?.catalog(named: name)) ?? nil
+                        return found.map { "\(name) (\($0.items.count) items)" } ?? "\(name) (not found)"
+                    }.joined(separator: ", "))
+                }
                 let diagnostics = compiled.checkDiagnostics()
                 for diagnostic in diagnostics { printer.add(diagnostic) }
                 if let folder = folders.profiles, !profileValues.isEmpty {
@@ -151,6 +158,9 @@ extension PushLiquidCommand {
         @Flag(name: .long, help: "Make real Connected Content requests.")
         var online = false
 
+        @Option(name: .long, help: "The catalogs folder (default: the nearest Catalogs/ beside the campaigns folder or above it).")
+        var catalogs: String?
+
         @Option(name: .long, help: "Connected Content credentials, a JSON file (default: $PUSHLIQUID_CREDENTIALS, else the JSON in $PUSHLIQUID_CREDENTIALS_JSON).")
         var credentials: String?
 
@@ -183,7 +193,7 @@ extension PushLiquidCommand {
         }
 
         func run() throws {
-            var options = try RecipientOptions.parse([campaign] + (templates.map { ["--templates", $0] } ?? []))
+            var options = try RecipientOptions.parse([campaign] + (templates.map { ["--templates", $0] } ?? []) + (catalogs.map { ["--catalogs", $0] } ?? []))
             options.online = online
             options.credentials = credentials
             options.campaignInfo = campaignInfo

@@ -66,6 +66,24 @@ import Testing
         #expect(missingInner.map(\.message) == ["content block 'gone' not found (at content_blocks/b.liquid:1:26)"])
     }
 
+    @Test func catalogs() throws {
+        let games = try Catalog(csv: "id,title\n1234,Tales\n", name: "games", file: "games.csv")
+        func check(_ title: String, catalogs: (any CatalogSource)? = InMemoryCatalogs([games])) throws -> (CompiledCampaign, [CampaignDiagnostic]) {
+            let yaml = "name: c\ntitle: '\(title)'\nbody: b\n"
+            let c = try CompiledCampaign(try Campaign(yaml: yaml, file: "c.yml"), dialect: BrazeDialect(catalogs: catalogs), fileText: yaml)
+            return (c, c.checkDiagnostics())
+        }
+        let (ok, none) = try check("{% catalog_items games 1234 %}{{ items[0].title }}{% catalog_items {{name}} 1 %}")
+        #expect(none.isEmpty && ok.catalogsRead == ["games"])
+        let missingItem = try check("{% catalog_items games 1234 77 :rerender %}").1
+        #expect(missingItem.map(\.message) == ["catalog 'games' has no item '77'; items will hold only the items found"])
+        #expect(missingItem.first?.severity == .warning && missingItem.first?.location == SourceLocation(line: 2, column: 9))
+        let missing = try check("x {%- catalog_items gamez 1 -%}").1
+        #expect(missing.map(\.message) == ["catalog 'gamez' not found"] && missing.first?.severity == .error)
+        #expect(missing.first?.location == SourceLocation(line: 2, column: 11))
+        #expect(try check("{% catalog_items games 1 %}", catalogs: nil).1.first?.message.contains("no catalogs are configured") == true)
+    }
+
     @Test func valuesThatCannotWork() throws {
         let badge = try diagnostics("name: c\ntitle: t\nbody: b\nios:\n  badge: notanumber\n")
         #expect(badge.map(\.message) == ["ios.badge must be an integer, got 'notanumber'"])

@@ -298,11 +298,11 @@ struct ConnectedContentTag: LiquidTag {
     }
 
     func parse(_ tag: TagToken, parser: LiquidParser) throws -> any LiquidNode {
-        let chunks = splitMarkup(tag.markup, baseOffset: tag.markupOffset)
+        let chunks = splitTagMarkup(tag.markup, baseOffset: tag.markupOffset)
         guard let first = chunks.first, !first.text.hasPrefix(":") else {
             throw LiquidError.Reason.syntax("connected_content needs a URL").at(tag.offset)
         }
-        func compile(_ chunk: Chunk) throws -> LiquidTemplate {
+        func compile(_ chunk: TagMarkupChunk) throws -> LiquidTemplate {
             do { return try parser.environment.parse(chunk.text, name: "connected_content") } catch let e as LiquidError {
                 throw e.reason.at(chunk.offset)
             }
@@ -311,7 +311,7 @@ struct ConnectedContentTag: LiquidTag {
         if urlText.text.hasPrefix("[") && urlText.text.hasSuffix("]") { urlText.text = String(urlText.text.dropFirst().dropLast()) }
         var options = Options(url: try compile(urlText))
         var i = 1
-        func value(for option: String) throws -> Chunk {
+        func value(for option: String) throws -> TagMarkupChunk {
             guard i < chunks.count, !chunks[i].text.hasPrefix(":") else {
                 throw LiquidError.Reason.syntax("connected_content: \(option) needs a value").at(chunks[i - 1].offset)
             }
@@ -344,48 +344,4 @@ struct ConnectedContentTag: LiquidTag {
         }
         return Node(options: options, configuration: configuration, offset: tag.offset)
     }
-
-    struct Chunk {
-        var text: String
-        var offset: Int
-    }
-
-    /// Splits markup at whitespace outside `{{ }}`, `{% %}`, quotes and JSON braces.
-    func splitMarkup(_ markup: Substring, baseOffset: Int) -> [Chunk] {
-        let bytes = Array(markup.utf8)
-        var chunks: [Chunk] = []
-        var i = 0
-        while i < bytes.count {
-            while i < bytes.count && isSpaceByte(bytes[i]) { i += 1 }
-            guard i < bytes.count else { break }
-            let start = i
-            var braces = 0
-            var liquid = 0
-            var quote: UInt8? = nil
-            while i < bytes.count {
-                let b = bytes[i]
-                if let q = quote {
-                    if b == q { quote = nil }
-                    i += 1
-                    continue
-                }
-                if b == UInt8(ascii: "{") && i + 1 < bytes.count && (bytes[i + 1] == UInt8(ascii: "{") || bytes[i + 1] == UInt8(ascii: "%")) {
-                    liquid += 1; i += 2; continue
-                }
-                if liquid > 0 && (b == UInt8(ascii: "}") || b == UInt8(ascii: "%")) && i + 1 < bytes.count && bytes[i + 1] == UInt8(ascii: "}") {
-                    liquid -= 1; i += 2; continue
-                }
-                if liquid > 0 { i += 1; continue }
-                if b == UInt8(ascii: "{") { braces += 1 }
-                if b == UInt8(ascii: "}") { braces = max(0, braces - 1) }
-                if braces > 0 && (b == UInt8(ascii: "\"")) { quote = b; i += 1; continue }
-                if braces == 0 && isSpaceByte(b) { break }
-                i += 1
-            }
-            chunks.append(Chunk(text: String(decoding: bytes[start..<i], as: UTF8.self), offset: baseOffset + start))
-        }
-        return chunks
-    }
-
-    func isSpaceByte(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D }
 }
