@@ -16,17 +16,20 @@ public struct BrazeDialect: Sendable {
     public var connectedContent: ConnectedContentConfiguration?
     /// Where `{% catalog_items %}` finds catalogs; `nil` makes the tag an error.
     public var catalogs: (any CatalogSource)?
+    /// Where `{% promotion('list') %}` takes codes; `nil` makes the tag an error.
+    public var promotionCodes: (any PromotionCodeSource)?
 
-    /// A dialect with optional content blocks, Connected Content and catalogs.
+    /// A dialect with optional content blocks, Connected Content, catalogs and promotion codes.
     public init(contentBlocks: (any ContentBlockSource)? = nil, connectedContent: ConnectedContentConfiguration? = nil,
-                catalogs: (any CatalogSource)? = nil) {
+                catalogs: (any CatalogSource)? = nil, promotionCodes: (any PromotionCodeSource)? = nil) {
         self.contentBlocks = contentBlocks
         self.connectedContent = connectedContent
         self.catalogs = catalogs
+        self.promotionCodes = promotionCodes
     }
 
     /// The tags Braze adds.
-    public static let tagNames = ["abort_message", "connected_content", "message_extras", "catalog_items"]
+    public static let tagNames = ["abort_message", "connected_content", "message_extras", "catalog_items", "promotion"]
 
     /// Braze tags this engine refuses, each a syntax error that says why.
     public static let refusedTags: [(name: String, why: String)] = [
@@ -46,6 +49,7 @@ public struct BrazeDialect: Sendable {
         env.register(ConnectedContentTag(configuration: connectedContent))
         env.register(MessageExtrasTag())
         env.register(CatalogItemsTag(catalogs: catalogs))
+        env.register(PromotionTag(source: promotionCodes))
         for refused in Self.refusedTags { env.register(RefusedTag(name: refused.name, why: refused.why)) }
         for filter in BrazeFilters.all { env.register(filter) }
         return env

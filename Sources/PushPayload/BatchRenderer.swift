@@ -258,7 +258,7 @@ public struct BatchRenderer: Sendable {
     /// or `write` ends the run (after the chunk rendering has finished) and is rethrown; the
     /// results written before it are whole lines (each chunk's are written in order).
     public func run(read: (UnsafeMutableRawBufferPointer) throws -> Int, write: (UnsafeRawBufferPointer) throws -> Void,
-                    progress: (Summary) -> Void = { _ in }) rethrows -> Summary {
+                    progress: (Summary) -> Void = { _ in }) throws -> Summary {
         var summary = Summary()
         var number = 0
         var rendering: Job?
@@ -270,6 +270,8 @@ public struct BatchRenderer: Sendable {
         var discarding = false
 
         func output(_ job: Job) throws {
+            // The chunk's promotion codes are recorded durably before any of its payloads is written.
+            if case .failed(let error)? = campaign.makeDurable() { throw error }
             for w in 0..<job.results.count where !job.results[w].json.bytes.isEmpty {
                 try job.results[w].json.bytes.withUnsafeBytes { try write($0) }
                 summary.add(job.results[w].summary)
@@ -380,12 +382,12 @@ public struct BatchRenderer: Sendable {
     /// Reads lines with `nextLine` until it returns `nil`, and writes each chunk's results
     /// (newline-terminated, in input order) with `write`; `progress` is called after each
     /// chunk. At most two chunks are in memory: the one rendering and the one being read or written.
-    public func run(nextLine: () -> String?, write: (String) -> Void, progress: (Summary) -> Void = { _ in }) -> Summary {
+    public func run(nextLine: () -> String?, write: (String) -> Void, progress: (Summary) -> Void = { _ in }) throws -> Summary {
         // Lines become bytes for the byte-level run; a line longer than what `read` is asked
         // for is handed over in parts.
         var carry: [UInt8] = []
         var carried = 0
-        return run(
+        return try run(
             read: { buffer in
                 if carried == carry.count {
                     guard let line = nextLine() else { return 0 }

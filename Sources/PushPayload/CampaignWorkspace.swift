@@ -64,19 +64,25 @@ public struct CampaignWorkspace: Sendable {
     /// `connectedContent` (default: the offline answers in `connected_content.json`, if any)
     /// with `credentials` for `:basic_auth` and `:auth_credentials` (kept outside the
     /// workspace's campaign files: see ``ConnectedContentCredentials/load(file:environment:)``).
-    public func dialect(connectedContent: ConnectedContentConfiguration? = nil, credentials: ConnectedContentCredentials? = nil) throws -> BrazeDialect {
+    ///
+    /// Promotion codes come from `PromotionCodes/` as `promotionCodes` says: handed out for
+    /// real (the default, for sends), or in memory only (previews, dry runs, golden files).
+    public func dialect(connectedContent: ConnectedContentConfiguration? = nil, credentials: ConnectedContentCredentials? = nil,
+                        promotionCodes: PromotionCodeUse = .handOut(ledger: nil)) throws -> BrazeDialect {
         var configuration = try connectedContent ?? Workspace.offlineConnectedContent(templates: folders.templates)
         if let credentials {
             configuration?.credentials.merge(credentials.basic) { _, new in new }
             configuration?.tokenCredentials.merge(credentials.tokens) { _, new in new }
         }
         return BrazeDialect(contentBlocks: DirectoryContentBlocks(directory: folders.templates.appendingPathComponent("content_blocks")),
-                            connectedContent: configuration, catalogs: folders.catalogs.map { DirectoryCatalogs(directory: $0) })
+                            connectedContent: configuration, catalogs: folders.catalogs.map { DirectoryCatalogs(directory: $0) },
+                            promotionCodes: folders.promotionCodes.map { promotionCodes.ledger(lists: $0) })
     }
 
     /// Reads and compiles the campaign `name` (or a campaign file's path).
     /// - Throws: ``CampaignError`` with the file, line and column of what is wrong.
-    public func compile(_ name: String, connectedContent: ConnectedContentConfiguration? = nil, errorMode: LiquidErrorMode = .lax) throws -> CompiledCampaign {
+    public func compile(_ name: String, connectedContent: ConnectedContentConfiguration? = nil, errorMode: LiquidErrorMode = .lax,
+                        promotionCodes: PromotionCodeUse = .handOut(ledger: nil)) throws -> CompiledCampaign {
         let url = FileManager.default.fileExists(atPath: name) && !Workspace.isDirectory(URL(fileURLWithPath: name))
             ? URL(fileURLWithPath: name) : try campaignFile(named: name)
         guard let data = FileManager.default.contents(atPath: url.path) else {
@@ -84,7 +90,8 @@ public struct CampaignWorkspace: Sendable {
         }
         let text = try CampaignError.text(data, file: url.path)
         let campaign = try Campaign(yaml: text, file: url.path)
-        return try CompiledCampaign(campaign, dialect: try dialect(connectedContent: connectedContent), fileText: text, errorMode: errorMode)
+        return try CompiledCampaign(campaign, dialect: try dialect(connectedContent: connectedContent, promotionCodes: promotionCodes),
+                                    fileText: text, errorMode: errorMode)
     }
 
     /// The profile `name` (`Profiles/NAME.json`, a Braze user export).
@@ -104,5 +111,26 @@ public struct CampaignWorkspace: Sendable {
     public func profiles() throws -> [(name: String, profile: LiquidValue)] {
         guard let folder = folders.profiles else { return [] }
         return try Workspace.profiles(in: folder).map { (name: $0.0, profile: $0.1) }
+    }
+}
+
+/// How a workspace's promotion codes (`PromotionCodes/LIST.csv`) are used.
+public enum PromotionCodeUse: Sendable, Equatable {
+    /// Handed out for real: each code recorded, durably, in `ledger` (default: the lists'
+    /// folder) before a payload that shows it is written, never handed out twice.
+    case handOut(ledger: URL?)
+    /// Handed out in memory only, after what earlier runs recorded: previews and dry runs
+    /// show the codes a run would give, and use none.
+    case dryRun
+    /// In memory only, as from a fresh list (earlier runs not read): golden files.
+    case sample
+
+    /// The ledger over the lists in `lists`.
+    func ledger(lists: URL) -> PromotionCodeLedger {
+        switch self {
+        case .handOut(let ledger): return PromotionCodeLedger(directory: lists, ledgerDirectory: ledger)
+        case .dryRun: return PromotionCodeLedger(directory: lists, consume: false)
+        case .sample: return PromotionCodeLedger(directory: lists, consume: false, readRecord: false)
+        }
     }
 }

@@ -191,7 +191,20 @@ public struct CompiledCampaign: Sendable {
         if let problem = writePayload(texts, platform: platform, into: &json) { return problem }
         let messageFields = platform == .ios ? ios.fields : android.fields
         let fields = messageFields.indices.map { RenderedCampaignField(name: messageFields[$0].name, key: messageFields[$0].key, text: texts.text($0)) }
+        // Codes the payload shows are recorded durably before it is handed back to be sent.
+        if let problem = makeDurable() { return problem }
         return .rendered(PushPayload(platform: platform, serialized: json.text, fields: fields, messageExtras: texts.messageExtras))
+    }
+
+    /// Makes the promotion codes handed out so far durable (see ``PromotionCodeSource/sync()``):
+    /// `nil` when they are (or none were handed out), the failure otherwise. Batches call it
+    /// once per chunk, before writing the chunk's payloads.
+    public func makeDurable() -> PayloadResult? {
+        guard let codes = dialect.promotionCodes else { return nil }
+        do { try codes.sync() } catch {
+            return .failed(.notDurable("\(error)"))
+        }
+        return nil
     }
 
     /// Renders the payload for one recipient straight into `json` as JSON text (the text

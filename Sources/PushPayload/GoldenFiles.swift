@@ -45,8 +45,8 @@ public struct GoldenFiles: Sendable {
 
     /// Renders everything. Throws for unreadable campaigns or profiles.
     public func entries() throws -> [Entry] {
-        let dialect = BrazeDialect(contentBlocks: DirectoryContentBlocks(directory: templates.appendingPathComponent("content_blocks")),
-                                   connectedContent: try Workspace.offlineConnectedContent(templates: templates))
+        // Catalogs and promotion codes beside Templates/; codes as from a fresh list, never used.
+        let dialect = try CampaignWorkspace(folders: .found(templates: templates, profiles: profiles)).dialect(promotionCodes: .sample)
         var out: [Entry] = []
         for campaignURL in try Workspace.campaignFiles(in: templates) {
             guard let data = FileManager.default.contents(atPath: campaignURL.path) else {

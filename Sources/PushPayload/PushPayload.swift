@@ -82,6 +82,9 @@ public enum PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
     case payloadTooLarge(bytes: Int, limit: Int, largestFields: [String], file: String)
     /// The render context document was not valid.
     case invalidContext(String)
+    /// The promotion codes the payload shows could not be recorded durably, so it must not be
+    /// sent.
+    case notDurable(String)
 
     public var description: String {
         switch self {
@@ -95,6 +98,8 @@ public enum PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(file): error: payload is \(bytes) bytes, over the \(limit)-byte limit; largest fields: \(largest.joined(separator: ", "))"
         case .invalidContext(let message):
             return "error: \(message)"
+        case .notDurable(let message):
+            return "error: the promotion codes of this payload could not be recorded (\(message)); it must not be sent"
         }
     }
 }

@@ -103,7 +103,8 @@ struct RecipientOptions: ParsableArguments {
         return found
     }
 
-    func dialect() throws -> BrazeDialect {
+    /// The Braze dialect of the campaign's workspace; promotion codes used as `promotionCodes` says.
+    func dialect(promotionCodes: PromotionCodeUse) throws -> BrazeDialect {
         let workspace = CampaignWorkspace(folders: try folders())
         let secrets: ConnectedContentCredentials
         do { secrets = try ConnectedContentCredentials.load(file: credentials) } catch {
@@ -111,7 +112,7 @@ struct RecipientOptions: ParsableArguments {
         }
         do {
             return try workspace.dialect(connectedContent: online ? ConnectedContentConfiguration(client: HTTPConnectedContentClient()) : nil,
-                                         credentials: secrets)
+                                         credentials: secrets, promotionCodes: promotionCodes)
         } catch let error as CampaignError {
             throw ToolError(message: error.description)
         } catch {
@@ -120,12 +121,12 @@ struct RecipientOptions: ParsableArguments {
     }
 
     /// Loads and compiles the campaign; file errors exit 1 with file, line and column.
-    func compiledCampaign() throws -> CompiledCampaign {
+    func compiledCampaign(promotionCodes: PromotionCodeUse = .dryRun) throws -> CompiledCampaign {
         let url = try campaignURL()
         let text = try readText(url.lastPathComponent == "-" ? "-" : url.path)
         do {
             let campaign = try Campaign(yaml: text, file: url.lastPathComponent == "-" ? "<stdin>" : displayPath(url))
-            return try CompiledCampaign(campaign, dialect: try dialect(), fileText: text)
+            return try CompiledCampaign(campaign, dialect: try dialect(promotionCodes: promotionCodes), fileText: text)
                 .with(campaignInfo: try keyValues(campaignInfo, option: "--campaign-info"), canvasInfo: try keyValues(canvasInfo, option: "--canvas-info"))
         } catch let error as CampaignError {
             throw ToolError(message: error.description)

@@ -10,6 +10,7 @@ extension PushLiquidCommand {
             abstract: "Show a campaign as a person sees it: title, subtitle, body, key-value pairs and the payload's size.",
             discussion: """
                 With no arguments it previews the bundled learning-progress example for Profiles/ana.json. \
+                Promotion codes show the code a send would give the recipient; a preview never uses one. \
                 Warnings (unknown filters, Connected Content calls without an answer) go to standard error.
 
                 Exit codes: 0 rendered, 3 aborted, 1 template or data error, 2 usage error.
@@ -42,7 +43,9 @@ extension PushLiquidCommand {
             discussion: """
                 Warnings (unknown filters, Connected Content calls without an answer) go to standard error, \
                 and so do the message's {% message_extras %} pairs (message_extras: {...}), which Braze sends \
-                beside the payload; --result prints them, with the payload, as one JSON object.
+                beside the payload; --result prints them, with the payload, as one JSON object. A \
+                {% promotion('list') %} code is handed out (recorded in PromotionCodes/LIST.used before the \
+                payload is printed), unless --dry-run.
 
                 Exit codes: 0 rendered, 3 aborted (the reason on standard error), 1 template or data error \
                 (or output that could not be written), 2 usage error.
@@ -54,11 +57,17 @@ extension PushLiquidCommand {
         @Flag(name: .long, help: "Indent the JSON.")
         var pretty = false
 
+        @Flag(name: .long, help: "Hand promotion codes out in memory only: the payload shows the code a send would give, and none is used.")
+        var dryRun = false
+
+        @Option(name: .long, help: "The folder of the records of promotion codes handed out (default: PromotionCodes/ itself).")
+        var promotionLedger: String?
+
         @Flag(name: .long, help: "Print the whole result as JSON instead of the payload: {\"status\", \"bytes\", \"payload\", \"message_extras\"} (or the abort or failure), exit codes as without it.")
         var result = false
 
         func run() throws {
-            let compiled = try options.compiledCampaign()
+            let compiled = try options.compiledCampaign(promotionCodes: dryRun ? .dryRun : .handOut(ledger: promotionLedger.map { URL(fileURLWithPath: $0) }))
             let (document, _) = try options.document(for: compiled)
             // What check says (warnings here: the render goes on), then what the render warned
             // about, on standard error.

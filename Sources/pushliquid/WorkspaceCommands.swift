@@ -85,7 +85,7 @@ extension PushLiquidCommand {
                 let compiled: CompiledCampaign
                 do {
                     let campaign = try Campaign(yaml: text, file: file)
-                    compiled = try CompiledCampaign(campaign, dialect: try options.dialect(), fileText: text, recordAttributes: true)
+                    compiled = try CompiledCampaign(campaign, dialect: try options.dialect(promotionCodes: .dryRun), fileText: text, recordAttributes: true)
                 } catch let error as CampaignError {
                     printer.add(error)
                     continue
@@ -179,6 +179,12 @@ extension PushLiquidCommand {
         @Flag(name: .long, help: "Exit 0 even when some lines failed.")
         var allowFailures = false
 
+        @Flag(name: .long, help: "Hand promotion codes out in memory only: the results show the codes a run would give, and none is used.")
+        var dryRun = false
+
+        @Option(name: .long, help: "The folder of the records of promotion codes handed out (default: PromotionCodes/ itself); a folder every process of one send shares.")
+        var promotionLedger: String?
+
         @Option(name: .long, parsing: .singleValue, help: "A campaign attribute of this send, KEY=VALUE (campaign.${KEY}: dispatch_id...), under each line's own campaign keys. Repeatable.")
         var campaignInfo: [String] = []
 
@@ -198,7 +204,7 @@ extension PushLiquidCommand {
             options.credentials = credentials
             options.campaignInfo = campaignInfo
             options.canvasInfo = canvasInfo
-            let compiled = try options.compiledCampaign()
+            let compiled = try options.compiledCampaign(promotionCodes: dryRun ? .dryRun : .handOut(ledger: promotionLedger.map { URL(fileURLWithPath: $0) }))
             var firstLine = fromLine ?? 1
             var out: Int32 = 1
             if let output {

@@ -6,11 +6,11 @@ import PushPayload
 import Testing
 
 /// Runs `renderer` over `text` read `readSize` bytes at a time; the result lines and summary.
-func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) -> (lines: [LiquidValue], summary: BatchRenderer.Summary) {
+func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) throws -> (lines: [LiquidValue], summary: BatchRenderer.Summary) {
     let input = Array(text.utf8)
     var offset = 0
     var output: [UInt8] = []
-    let summary = renderer.run(
+    let summary = try renderer.run(
         read: { buffer in
             let n = min(readSize, buffer.count, input.count - offset)
             input.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)])) }
@@ -31,7 +31,7 @@ func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) -
 
     @Test func recipientsThatHitLimitsFailAloneWithTheirReason() throws {
         let text = [line("a"), line("b", n: "1e30"), line("c", n: "100000000"), "", "{", line("d")].joined(separator: "\n") + "\n"
-        let (lines, summary) = runBatch(BatchRenderer(campaign: campaign, platform: .ios, chunkSize: 2), text)
+        let (lines, summary) = try runBatch(BatchRenderer(campaign: campaign, platform: .ios, chunkSize: 2), text)
         #expect(summary == BatchRenderer.Summary(rendered: 2, aborted: 0, failed: 3, skipped: 1))
         #expect(lines.map { $0.property("line") } == (1...6).map { .int($0) })
         #expect(lines.map { $0.property("status") } == ["rendered", "failed", "failed", "skipped", "failed", "rendered"])
@@ -45,7 +45,7 @@ func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) -
         let long = #"{"profile": {"first_name": "\#(String(repeating: "z", count: 5_000))"}}"#
         let text = [line("a"), long, line("b"), long].joined(separator: "\n")  // the last one without a newline
         let renderer = BatchRenderer(campaign: campaign, platform: .ios, chunkSize: 3, chunkBytes: 300, maxLineBytes: 1_000)
-        let (lines, summary) = runBatch(renderer, text, readSize: readSize)
+        let (lines, summary) = try runBatch(renderer, text, readSize: readSize)
         #expect(summary == BatchRenderer.Summary(rendered: 2, aborted: 0, failed: 2, skipped: 0))
         #expect(lines.map { $0.property("status") } == ["rendered", "failed", "rendered", "failed"])
         #expect(lines.map { $0.property("line") } == [1, 2, 3, 4])
@@ -56,8 +56,8 @@ func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) -
     @Test(arguments: [1, 2, 5, 9, 10])
     func aResumedRunNumbersItsResultsAsTheFirstRunWould(_ firstLine: Int) throws {
         let text = (1...9).map { $0 % 4 == 0 ? "" : line("n\($0)") }.joined(separator: "\n") + "\n"
-        let whole = runBatch(BatchRenderer(campaign: campaign, platform: .ios, chunkSize: 2), text).lines
-        let rest = runBatch(BatchRenderer(campaign: campaign, platform: .ios, chunkSize: 2, chunkBytes: 64, firstLine: firstLine), text, readSize: 7)
+        let whole = try runBatch(BatchRenderer(campaign: campaign, platform: .ios, chunkSize: 2), text).lines
+        let rest = try runBatch(BatchRenderer(campaign: campaign, platform: .ios, chunkSize: 2, chunkBytes: 64, firstLine: firstLine), text, readSize: 7)
         #expect(rest.lines == Array(whole.dropFirst(firstLine - 1)))
         #expect(rest.summary.lines == max(0, 10 - firstLine))
     }
@@ -187,7 +187,7 @@ func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) -
         let renderer = BatchRenderer(campaign: compiled, platform: .ios)
         var lines = [#"{"profile": {"external_id": "u1"}}"#]
         var results: [String] = []
-        _ = renderer.run(nextLine: { lines.popLast() }, write: { results.append($0) })
+        _ = try renderer.run(nextLine: { lines.popLast() }, write: { results.append($0) })
         #expect(results.count == 1)
         let line = try JSONValueParser.parse(results.first ?? "")
         #expect(line.property("status") == "rendered")

@@ -145,7 +145,7 @@ import Testing
         }
         var iterator = input.makeIterator()
         var output = ""
-        let summary = renderer.run(nextLine: { iterator.next() }, write: { output += $0 })
+        let summary = try renderer.run(nextLine: { iterator.next() }, write: { output += $0 })
         #expect(summary == BatchRenderer.Summary(rendered: 40, aborted: 5, failed: 5))
         let lines = output.split(separator: "\n")
         #expect(lines.count == 50)
@@ -181,7 +181,7 @@ extension BatchTests {
         var offset = 0
         var output: [UInt8] = []
         var writes = 0
-        let summary = renderer.run(
+        let summary = try renderer.run(
             read: { buffer in
                 let n = min(readSize, buffer.count, input.count - offset)
                 input.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)])) }
@@ -207,7 +207,7 @@ extension BatchTests {
         // The same input through the line API gives the same bytes.
         var lineIterator = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).makeIterator()
         var viaLines = ""
-        _ = renderer.run(nextLine: { lineIterator.next() }, write: { viaLines += $0 })
+        _ = try renderer.run(nextLine: { lineIterator.next() }, write: { viaLines += $0 })
         #expect(viaLines == String(decoding: output, as: UTF8.self))
     }
 
@@ -235,7 +235,7 @@ extension BatchTests {
         var offset = 0
         let input = Array(text.utf8)
         var output: [UInt8] = []
-        let summary = renderer.run(
+        let summary = try renderer.run(
             read: { buffer in
                 let n = min(buffer.count, 37, input.count - offset)
                 input.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)])) }

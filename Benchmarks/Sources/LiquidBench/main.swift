@@ -74,10 +74,10 @@ let lineCount = contextsText.split(separator: "\n").count
 let batch = BatchRenderer(campaign: campaign, platform: .ios)
 var outBytes = 0
 let contextBytes = Array(contextsText.utf8)
-measure("batch W1 (NDJSON in, payloads out, all cores)", unit: "lines", operations: lineCount) {
+try measure("batch W1 (NDJSON in, payloads out, all cores)", unit: "lines", operations: lineCount) {
     // As `pushliquid batch` reads standard input: blocks of bytes in, bytes out.
     var offset = 0
-    _ = batch.run(
+    _ = try batch.run(
         read: { buffer in
             let n = min(buffer.count, contextBytes.count - offset)
             contextBytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)])) }
