@@ -29,7 +29,7 @@ public struct BrazeDialect: Sendable {
     }
 
     /// The tags Braze adds.
-    public static let tagNames = ["abort_message", "connected_content", "message_extras", "catalog_items", "promotion"]
+    public static let tagNames = ["abort_message", "connected_content", "message_extras", "catalog_items", "promotion", "random"]
 
     /// Braze tags this engine refuses, each a syntax error that says why.
     public static let refusedTags: [(name: String, why: String)] = [
@@ -50,6 +50,7 @@ public struct BrazeDialect: Sendable {
         env.register(MessageExtrasTag())
         env.register(CatalogItemsTag(catalogs: catalogs))
         env.register(PromotionTag(source: promotionCodes))
+        env.register(RandomTag())
         for refused in Self.refusedTags { env.register(RefusedTag(name: refused.name, why: refused.why)) }
         for filter in BrazeFilters.all { env.register(filter) }
         return env

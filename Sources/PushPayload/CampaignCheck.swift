@@ -41,6 +41,9 @@ extension CompiledCampaign {
             for use in AttributeScan.tags(named: "catalog_items", in: field.source) {
                 checkCatalogUse(use.markup, report: { report($0, at(use.offset), $1) })
             }
+            for use in AttributeScan.tags(named: "promotion", in: field.source) {
+                checkPromotionUse(use.markup, report: { report($0, at(use.offset), $1) })
+            }
             for offset in AttributeScan.abortMessagesWithoutParentheses(in: field.source) {
                 report(.error, at(offset), "abort_message takes its reason in parentheses: {% abort_message('reason') %} or {% abort_message() %}")
             }
@@ -74,6 +77,48 @@ extension CompiledCampaign {
             }
         }
         return names
+    }
+
+    /// The promotion code lists the campaign's fields name literally (`{% promotion('spring') %}`).
+    public var promotionListsRead: [String] {
+        var names: [String] = []
+        for (field, _) in fields {
+            for use in AttributeScan.tags(named: "promotion", in: field.source) {
+                if let name = Self.literalListName(use.markup), !names.contains(name) { names.append(name) }
+            }
+        }
+        return names
+    }
+
+    /// The list name of a `promotion` tag's markup when it is a quoted literal: `('spring')`.
+    static func literalListName(_ markup: String) -> String? {
+        var m = Substring(markup.trimmingCharacters(in: .whitespaces))
+        if m.hasPrefix("(") && m.hasSuffix(")") { m = m.dropFirst().dropLast() }
+        let t = m.trimmingCharacters(in: .whitespaces)
+        guard t.count >= 2, let q = t.first, q == "'" || q == "\"", t.last == q else { return nil }
+        let name = String(t.dropFirst().dropLast())
+        return name.contains(q) ? nil : name
+    }
+
+    /// Checks one `{% promotion('list') %}`: the list (when named literally) must exist and
+    /// read, and should have codes left.
+    private func checkPromotionUse(_ markup: String, report: (CampaignDiagnostic.Severity, String) -> Void) {
+        guard let name = Self.literalListName(markup) else { return }
+        guard let source = dialect.promotionCodes else {
+            report(.error, "promotion code list '\(name)' cannot be found: no promotion code lists are configured (a PromotionCodes/ folder beside Templates/)")
+            return
+        }
+        guard let ledger = source as? PromotionCodeLedger else { return }
+        guard ledger.file(of: name) != nil else {
+            report(.error, "promotion code list '\(name)' not found (no \(ledger.directory.lastPathComponent)/\(name).csv)")
+            return
+        }
+        do {
+            let left = try ledger.remaining(in: name)
+            if left == 0 { report(.warning, "promotion code list '\(name)' has no codes left: every message that shows one aborts") }
+        } catch {
+            report(.error, "promotion code list '\(name)' cannot be read: \(error)")
+        }
     }
 
     /// Checks one `{% catalog_items NAME ID... %}`: the catalog (when named literally) must

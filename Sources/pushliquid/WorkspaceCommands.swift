@@ -94,6 +94,12 @@ extension PushLiquidCommand {
                 for (name, reads) in compiled.attributes where !reads.isEmpty {
                     printer.heading("  \(name) reads: \(reads.map(\.description).joined(separator: ", "))")
                 }
+                let lists = compiled.promotionListsRead
+                if !lists.isEmpty, let ledger = compiled.dialect.promotionCodes as? PromotionCodeLedger {
+                    printer.heading("  promotion codes: " + lists.map { name in
+                        (try? ledger.remaining(in: name)).map { "\(name) (\($0) left)" } ?? "\(name) (not found)"
+                    }.joined(separator: ", "))
+                }
                 let catalogs = compiled.catalogsRead
                 if !catalogs.isEmpty {
                     printer.heading("  catalogs read: " + catalogs.map { name in

@@ -65,3 +65,22 @@ import Testing
         #expect(error?.location?.line == 1 && (error?.location?.column ?? 0) >= 33, "\(String(describing: error))")
     }
 }
+
+/// `{% random %}` as Braze's docs describe it.
+@Suite struct RandomTagTests {
+    @Test func floatsAndIntegersInRange() throws {
+        let env = BrazeDialect().environment()
+        let doc = try document("{}")
+        for _ in 0..<200 {
+            guard case .rendered(let f) = try env.parse("{% random %}").renderMessage(doc), let x = Double(f) else { Issue.record("no float"); return }
+            #expect(x >= 0 && x < 1)
+            guard case .rendered(let i) = try env.parse("{% assign n = 10 %}{% random n %}").renderMessage(doc), let k = Int(i) else { Issue.record("no integer"); return }
+            #expect((0..<10).contains(k))
+        }
+        // The docs' A/B use.
+        guard case .rendered(let ab) = try env.parse("{% capture r %}{% random %}{% endcapture %}{% assign roll = r | plus: 0 %}{% if roll < 0.5 %}A{% else %}B{% endif %}").renderMessage(doc) else { return }
+        #expect(ab == "A" || ab == "B")
+        #expect(liquidError { _ = try env.parse("{% random 0 %}").renderMessage(doc) }?.message.contains("positive integer") == true)
+        #expect(liquidError { _ = try env.parse("{% random 'x' %}").renderMessage(doc) } != nil)
+    }
+}

@@ -84,6 +84,26 @@ import Testing
         #expect(try check("{% catalog_items games 1 %}", catalogs: nil).1.first?.message.contains("no catalogs are configured") == true)
     }
 
+    @Test func promotionCodeLists() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("check-promo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "A1\nA2\n".write(to: dir.appendingPathComponent("spring.csv"), atomically: true, encoding: .utf8)
+        try "code\n".write(to: dir.appendingPathComponent("empty.csv"), atomically: true, encoding: .utf8)
+        func check(_ title: String) throws -> (CompiledCampaign, [CampaignDiagnostic]) {
+            let yaml = "name: c\ntitle: \"\(title)\"\nbody: b\n"
+            let c = try CompiledCampaign(try Campaign(yaml: yaml, file: "c.yml"), dialect: BrazeDialect(promotionCodes: PromotionCodeLedger(directory: dir, consume: false)), fileText: yaml)
+            return (c, c.checkDiagnostics())
+        }
+        let (ok, none) = try check("{% promotion('spring') %} {% promotion({{x}}) %}")
+        #expect(none.isEmpty && ok.promotionListsRead == ["spring"])
+        let missing = try check("x {% promotion('autumn') %}").1
+        #expect(missing.map(\.message) == ["promotion code list 'autumn' not found (no \(dir.lastPathComponent)/autumn.csv)"])
+        #expect(missing.first?.severity == .error && missing.first?.location == SourceLocation(line: 2, column: 11))
+        let empty = try check("{% promotion('empty') %}").1
+        #expect(empty.first?.severity == .warning && empty.first?.message.contains("has no codes left") == true)
+    }
+
     @Test func valuesThatCannotWork() throws {
         let badge = try diagnostics("name: c\ntitle: t\nbody: b\nios:\n  badge: notanumber\n")
         #expect(badge.map(\.message) == ["ios.badge must be an integer, got 'notanumber'"])
