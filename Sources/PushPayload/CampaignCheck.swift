@@ -71,7 +71,7 @@ extension CompiledCampaign {
         var names: [String] = []
         for (field, _) in fields {
             for use in AttributeScan.tags(named: "catalog_items", in: field.source) {
-                guard let name = use.markup.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).first.map(String.init),
+                guard let name = BrazeTagMarkup.parts(use.markup).first,
                       !name.contains("{{"), !names.contains(name) else { continue }
                 names.append(name)
             }
@@ -124,7 +124,7 @@ extension CompiledCampaign {
     /// Checks one `{% catalog_items NAME ID... %}`: the catalog (when named literally) must
     /// exist and read, and the literal ids should be in it.
     private func checkCatalogUse(_ markup: String, report: (CampaignDiagnostic.Severity, String) -> Void) {
-        let words = markup.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map(String.init).filter { $0 != ":rerender" }
+        let words = BrazeTagMarkup.parts(markup).filter { $0 != ":rerender" }
         guard let name = words.first, !name.contains("{{"), !name.contains("{%") else { return }
         guard let catalogs = dialect.catalogs else {
             report(.error, "catalog '\(name)' cannot be found: no catalogs are configured (a Catalogs/ folder beside Templates/)")

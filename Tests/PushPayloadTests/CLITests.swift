@@ -139,7 +139,7 @@ import Testing
     @Test func goldenCommandAgreesWithTheFiles() throws {
         let r = try runPushliquid(["golden"])
         #expect(r.status == 0, "\(r.stdout)")
-        #expect(r.stdout.contains("20 matched, 0 differ"))
+        #expect(r.stdout.contains("25 matched, 0 differ"))
     }
 
     @Test func helpForEveryCommand() throws {

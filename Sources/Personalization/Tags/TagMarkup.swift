@@ -44,3 +44,12 @@ func splitTagMarkup(_ markup: Substring, baseOffset: Int) -> [TagMarkupChunk] {
     }
     return chunks
 }
+
+/// Braze tag markup, read as the dialect's own tags read it.
+public enum BrazeTagMarkup {
+    /// The parts of a tag's markup: split at whitespace outside `{{ }}`, `{% %}`, quotes and
+    /// JSON braces (`games {{ wishlist[0] | default: '1' }} :rerender` is three parts).
+    public static func parts(_ markup: String) -> [String] {
+        splitTagMarkup(Substring(markup), baseOffset: 0).map(\.text)
+    }
+}
