@@ -53,6 +53,16 @@ if target == "fuzz-template":
         for field in re.findall(r'^\s*\w+:\s*"(.*)"\s*$', c.read_text(), re.M):
             for p in profiles[:2]:
                 write(bytes([3]) + field.encode().decode("unicode_escape").encode() + b"\0" + json.dumps({"profile": p}).encode())
+    # The Braze tags and attributes the fuzz dialect (Fuzz/Sources/FuzzSupport) carries data for.
+    device_profile = next((p for p in profiles if "devices" in p), profiles[0])
+    for t in ["{% catalog_items games 1 2 3 :rerender %}{{ items[0].title }} {{ items[1].pitch }} {{ items.size }}",
+              "{% catalog_items {{ 'games' }} {{ 1 | plus: 1 }} :rerender %}{{ items[0].pitch }}",
+              "{% promotion('spring') %} {% promotion('spring') %} {% promotion('autumn') %}",
+              "{% message_extras :key a :value {{${first_name}}} %}{% message_extras :key a :value b %}{% message_extras :value x %}",
+              "{{targeted_device.${model}}} {{most_recently_used_device.${platform}}} {{${most_recent_location}.latitude}} {{subscribed_state.${email_global}}}",
+              "{{ 'now' | time_zone: -0500 | date: '%H %z' }} {{ 'now' | time_zone: '+05:30' }} {{ 'now' | time_zone: 'Eastern Time (US & Canada)' }}",
+              "{% random %} {% random 10 %} {{content_blocks.${nested}}}"]:
+        write(bytes([3]) + t.encode() + b"\0" + json.dumps({"profile": device_profile}).encode())
 elif target == "fuzz-json":
     for case in cases():
         write(json.dumps(case.get("data", {})).encode())

@@ -45,4 +45,24 @@ public let fuzzBraze = BrazeDialect(
             "https://api.example.com/t": ConnectedContentResponse(status: 200, body: Data("text".utf8), contentType: "text/plain"),
             "https://api.example.com/e": ConnectedContentResponse(status: 500, body: Data()),
         ]),
-        retryDelay: 0))
+        retryDelay: 0),
+    catalogs: InMemoryCatalogs([try! Catalog(csv: "id,title,price,pitch\n1,Tales,7.49,\"Hi {{${first_name}}}\"\n2,Loop,1,{% catalog_items games 1 %}\n", name: "games", file: "games.csv")]),
+    promotionCodes: FuzzPromotionCodes())
+
+/// Promotion codes in memory (a fuzzed render never writes files): ten codes, then none.
+public final class FuzzPromotionCodes: PromotionCodeSource, @unchecked Sendable {
+    private let lock = NSLock()
+    private var given: [String: String] = [:]
+    private var next = 0
+    public init() {}
+    public func code(for assignment: PromotionCodeAssignment) throws -> String? {
+        guard assignment.list == "spring" else { throw PromotionCodeError.listNotFound("no list '\(assignment.list)'") }
+        lock.lock(); defer { lock.unlock() }
+        if let key = assignment.key, let code = given[key] { return code }
+        guard next < 10 else { return nil }
+        next += 1
+        if let key = assignment.key { given[key] = "CODE\(next)" }
+        return "CODE\(next)"
+    }
+    public func sync() throws {}
+}
