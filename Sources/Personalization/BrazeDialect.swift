@@ -31,6 +31,10 @@ public struct BrazeDialect: Sendable {
     /// The tags Braze adds.
     public static let tagNames = ["abort_message", "connected_content", "message_extras", "catalog_items", "promotion", "random"]
 
+    /// Standard Liquid filters that Braze's documentation lists as not supported: they work
+    /// here, and `pushliquid check` warns that they may not in Braze.
+    public static let filtersBrazeListsAsUnsupported = ["lstrip", "rstrip"]
+
     /// Braze tags this engine refuses, each a syntax error that says why.
     public static let refusedTags: [(name: String, why: String)] = [
         ("catalog_selection_items", "catalog selections are defined in Braze's dashboard (their filters, sort and limit are not in the workspace); name the items with {% catalog_items NAME ID... %}"),

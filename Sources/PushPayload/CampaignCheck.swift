@@ -41,6 +41,9 @@ extension CompiledCampaign {
             for use in AttributeScan.tags(named: "catalog_items", in: field.source) {
                 checkCatalogUse(use.markup, report: { report($0, at(use.offset), $1) })
             }
+            for (name, offset) in AttributeScan.filterUses(of: BrazeDialect.filtersBrazeListsAsUnsupported, in: field.source) {
+                report(.warning, at(offset), "Braze's documentation lists the '\(name)' filter as not supported: it works here (standard Liquid), and may pass its input through unchanged in Braze")
+            }
             for use in AttributeScan.tags(named: "promotion", in: field.source) {
                 checkPromotionUse(use.markup, report: { report($0, at(use.offset), $1) })
             }
@@ -167,6 +170,8 @@ extension CompiledCampaign {
             report(.warning, "'\(reference.text)' is outside {{ }} and is sent as written")
         }
         switch reference.namespace {
+        case nil where AttributeScan.emailAttributes.contains(name):
+            report(.warning, "${\(name)} is an email list attribute: Braze fills it in e-mails only, so in a push it is empty")
         case nil:
             if BrazeAttributeSyntax.standardAttributes[name] == nil {
                 var message = "${\(name)} is not a Braze standard attribute (it reads the profile's '\(name)', which Braze does not have)"
@@ -193,6 +198,8 @@ extension CompiledCampaign {
                 return
             }
             checkNestedBlocks(in: name, source: found, depth: 1, blocks: blocks, report: report)
+        case let namespace? where AttributeScan.otherChannelNamespaces[namespace] != nil:
+            report(.warning, "\(namespace).${\(name)} is \(AttributeScan.otherChannelNamespaces[namespace]!): in a push it is empty")
         case let namespace?:
             let known = RenderContextDocument.namespaces + ["custom_attribute", "content_blocks"] + AttributeScan.profileNamespaces
             if !known.contains(namespace), let near = nearest(namespace, in: known) {
@@ -256,6 +263,17 @@ enum AttributeScan {
     /// Profile objects that Braze reads as namespaces (`most_recently_used_device.${model}`).
     static let profileNamespaces = ["most_recently_used_device", "targeted_device", "subscribed_state", "custom_event", "purchase"]
 
+    /// Braze namespaces of other channels (or of Braze's own computations), and what they are.
+    static let otherChannelNamespaces: [String: String] = [
+        "card": "a Content Card attribute", "app": "an in-app message attribute (the app asking for the message)",
+        "sms": "an inbound SMS attribute", "whats_app": "an inbound WhatsApp attribute",
+        "product_recommendation": "an AI item recommendation Braze computes (not in a user export)",
+    ]
+
+    /// Braze's email list attributes (links that change a subscription).
+    static let emailAttributes: Set<String> = ["set_user_to_unsubscribed_url", "unsubscribe_url", "set_user_to_one_click_list_unsubscribe",
+                                               "set_user_to_subscribed_url", "set_user_to_opted_in_url"]
+
     struct Reference {
         /// The reference as written (`${first_name}`, `custom_attribute.${x}`, `${first`).
         var text: String
@@ -303,6 +321,24 @@ enum AttributeScan {
             let wellFormed = closed && !rawName.isEmpty && rawName.trimmingCharacters(in: .whitespaces) == rawName
             out.append(Reference(text: text, name: wellFormed ? rawName : nil, namespace: namespace, offset: start, inMarkup: close != nil))
             i = end
+        }
+        return out
+    }
+
+    /// Uses of the filters `names` in a source (`| lstrip`), each name and its UTF-8 offset.
+    static func filterUses(of names: [String], in source: String) -> [(name: String, offset: Int)] {
+        let bytes = Array(source.utf8)
+        var out: [(name: String, offset: Int)] = []
+        var i = 0
+        while i < bytes.count {
+            guard bytes[i] == UInt8(ascii: "|") else { i += 1; continue }
+            var j = i + 1
+            while j < bytes.count, bytes[j] == 0x20 || bytes[j] == 0x09 { j += 1 }
+            var k = j
+            while k < bytes.count, isIdentifier(bytes[k]) { k += 1 }
+            let word = String(decoding: bytes[j..<k], as: UTF8.self)
+            if names.contains(word) { out.append((word, j)) }
+            i = max(k, i + 1)
         }
         return out
     }

@@ -26,6 +26,8 @@ import Testing
         #expect(arity?.0 == .error && arity?.2 == 16)
         #expect(arity?.3 == "filter 'hmac_sha256' takes 1 argument, got 0")
         #expect(try diagnostics("name: c\ntitle: '{{ x | upcase | hmac_sha256: \"k\" }}'\nbody: b\n").isEmpty)
+        let lstrip = try only("{{ x | lstrip }}")
+        #expect(lstrip?.0 == .warning && lstrip?.2 == 16 && lstrip?.3.hasPrefix("Braze's documentation lists the 'lstrip' filter as not supported") == true)
     }
 
     @Test func attributeReferences() throws {
@@ -48,6 +50,10 @@ import Testing
             }
         }
         #expect(try diagnostics("name: c\ntitle: '{{${first_name}}} {{custom_attribute.${a b}}} {{most_recently_used_device.${model}}}'\nbody: b\n").isEmpty)
+        // Documented, but for other channels: empty in a push, and said so.
+        #expect(try only("{{card.${name}}}")?.3 == "card.${name} is a Content Card attribute: in a push it is empty")
+        #expect(try only("{{${set_user_to_unsubscribed_url}}}")?.3 == "${set_user_to_unsubscribed_url} is an email list attribute: Braze fills it in e-mails only, so in a push it is empty")
+        #expect(try diagnostics("name: c\ntitle: '{{targeted_device.${model}}} {{${random_bucket_number}}} {{${most_recent_location}.latitude}} {{subscribed_state.${email_global}}} {{campaign.${dispatch_id}}} {{canvas.${variant_name}}}'\nbody: b\n").isEmpty)
     }
 
     @Test func contentBlocks() throws {

@@ -24,6 +24,18 @@ enum BrazeFilters {
             .string(try numberWithDelimiter(input, delimiter: args.has(0) ? try context.renderedText(args[0]) : ",", context: context))
         },
         LiquidFilter("money") { input, _, context in .string(try money(input, context: context)) },
+        // Braze's array filter list has `index`: the element at a position (negative from the end).
+        LiquidFilter("index", arguments: 1...1) { input, args, _ in
+            guard case .array(let a) = input else { return .nil }
+            let i: Int
+            switch args[0] {
+            case .int(let n): i = n
+            case .string(let t): guard let n = Int(t.trimmingCharacters(in: .whitespaces)) else { return .nil }; i = n
+            default: return .nil
+            }
+            let k = i < 0 ? a.count + i : i
+            return k >= 0 && k < a.count ? a[k] : .nil
+        },
         LiquidFilter("property_accessor", arguments: 1...1) { input, args, context in
             switch input {
             case .object(let o): return o[try context.renderedText(args[0])] ?? .nil
