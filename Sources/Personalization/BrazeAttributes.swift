@@ -13,7 +13,7 @@ import Liquid
 ///   `context.${x}`, `campaign.${x}`, `canvas.${x}` read the document's namespaces.
 /// - `targeted_device.${x}` is the device the push is sent to: the document's
 ///   `targeted_device` (one device, or one per platform: `{"ios": {...}, "android": {...}}`),
-///   else the profile's device of the platform being rendered (``RenderOptions/pushPlatform``).
+///   else the profile's device of the platform being rendered (`RenderOptions.pushPlatform`).
 /// - `most_recently_used_device.${x}` and `subscribed_state.${x}` are worked out from the
 ///   profile (``ProfileAttributes``).
 /// - `content_blocks.${name}` renders a content block (see ``ContentBlockSource``).

@@ -63,7 +63,7 @@ public struct CampaignWorkspace: Sendable {
     /// The Braze dialect with this workspace's content blocks, and Connected Content answered by
     /// `connectedContent` (default: the offline answers in `connected_content.json`, if any)
     /// with `credentials` for `:basic_auth` and `:auth_credentials` (kept outside the
-    /// workspace's campaign files: see ``ConnectedContentCredentials/load(file:environment:)``).
+    /// workspace's campaign files: see `ConnectedContentCredentials.load(file:environment:)`).
     ///
     /// Promotion codes come from `PromotionCodes/` as `promotionCodes` says: handed out for
     /// real (the default, for sends), or in memory only (previews, dry runs, golden files).

@@ -196,7 +196,7 @@ public struct CompiledCampaign: Sendable {
         return .rendered(PushPayload(platform: platform, serialized: json.text, fields: fields, messageExtras: texts.messageExtras))
     }
 
-    /// Makes the promotion codes handed out so far durable (see ``PromotionCodeSource/sync()``):
+    /// Makes the promotion codes handed out so far durable (see `PromotionCodeSource.sync()`):
     /// `nil` when they are (or none were handed out), the failure otherwise. Batches call it
     /// once per chunk, before writing the chunk's payloads.
     public func makeDurable() -> PayloadResult? {
