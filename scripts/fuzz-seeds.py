@@ -70,6 +70,10 @@ elif target == "fuzz-json":
         write(json.dumps(p).encode())
     for line in contexts:
         write(line.encode())
+    # Catalogs, code lists and credentials (read by the same target).
+    for f in sorted((root / "Catalogs").glob("*")) + sorted((root / "PromotionCodes").glob("*.csv")):
+        write(f.read_bytes())
+    write(b'{"shop": {"username": "u", "password": "p"}, "api": {"headers": {"A": "b"}, "allowed_domains": ["x.com"]}}')
 elif target == "fuzz-campaign":
     for c in campaigns:
         write(c.read_bytes())

@@ -13,7 +13,7 @@ import Liquid
 ///   `context.${x}`, `campaign.${x}`, `canvas.${x}` read the document's namespaces.
 /// - `targeted_device.${x}` is the device the push is sent to: the document's
 ///   `targeted_device` (one device, or one per platform: `{"ios": {...}, "android": {...}}`),
-///   else the profile's device of the platform being rendered (`RenderOptions.pushPlatform`).
+///   else the profile's device of the platform being rendered (``BrazeSession``).
 /// - `most_recently_used_device.${x}` and `subscribed_state.${x}` are worked out from the
 ///   profile (``ProfileAttributes``).
 /// - `content_blocks.${name}` renders a content block (see ``ContentBlockSource``).
@@ -74,15 +74,31 @@ public struct BrazeAttributeSyntax: LiquidAttributeSyntax {
     }
 }
 
-extension RenderOptions {
-    static let pushPlatformKey = "braze.platform"
+/// What the Braze dialect knows of a message besides its document.
+public enum BrazeSession {
+    /// The ``RenderContext/sessionInfo`` key of the platform a message is rendered for.
+    public static let platformKey = "braze.platform"
 
-    /// The platform the message is rendered for (`ios`, `android`): what
-    /// `targeted_device.${...}` picks the recipient's device by. `nil` when unknown.
-    public var pushPlatform: String? {
-        get { userInfo[Self.pushPlatformKey] as? String }
-        set { userInfo[Self.pushPlatformKey] = newValue }
+    /// The session information of a message rendered for `platform` (`ios`, `android`):
+    /// what `targeted_device.${...}` picks the recipient's device by.
+    public static func info(platform: String?) -> [String: any Sendable] {
+        switch platform {
+        case nil: return [:]
+        // (Made once: a message of a batch shares them, no dictionary per recipient.)
+        case "ios"?: return iosInfo
+        case "android"?: return androidInfo
+        case let other?: return [platformKey: other]
+        }
     }
+
+    private static let iosInfo: [String: any Sendable] = [platformKey: "ios"]
+    private static let androidInfo: [String: any Sendable] = [platformKey: "android"]
+}
+
+extension RenderContext {
+    /// The platform the message is rendered for (`ios`, `android`), when the render was given one
+    /// (``BrazeSession/info(platform:)``).
+    public var pushPlatform: String? { sessionInfo[BrazeSession.platformKey] as? String }
 }
 
 /// An attribute worked out from the render context document when it is read (see
@@ -94,7 +110,7 @@ struct DerivedAttribute: LiquidCustomExpression {
     let name: String
 
     func evaluate(_ context: RenderContext) throws -> LiquidValue {
-        Self.value(namespace: namespace, name: name, document: context.renderData, platform: context.options.pushPlatform)
+        Self.value(namespace: namespace, name: name, document: context.renderData, platform: context.pushPlatform)
     }
 
     /// The attribute's value in `document` for a message to `platform`.

@@ -107,8 +107,7 @@ public struct MessageTemplate: Sendable {
             let field = ends.count
             ends.append(bytes.count)
             if session.hasWarnings { warnings += session.warnings.map { (field, $0) } }
-            let registers = session.registers
-            if !registers.isEmpty, let pending = registers[MessageExtrasTag.register] as? [MessageExtrasTag.Pending] {
+            if session.hasRegisters, let pending = session.register(MessageExtrasTag.register) as? [MessageExtrasTag.Pending] {
                 collect(pending, field: field)
             }
         }
@@ -156,11 +155,22 @@ public struct MessageTemplate: Sendable {
     /// Renders every field against `document` into `texts` (emptied first), each in its own
     /// render. Returns `nil` when every field rendered, or the field that aborted the message
     /// and why (`texts` then holds the fields before it). A failing field throws ``FieldError``.
-    public func render(_ document: RenderContextDocument, options: RenderOptions? = nil,
+    ///
+    /// `platform` (`ios`, `android`) is the platform the message is for: what
+    /// `targeted_device.${...}` reads the recipient's device of.
+    public func render(_ document: RenderContextDocument, options: RenderOptions? = nil, platform: String? = nil,
+                       into texts: inout RenderedTexts) throws -> (field: String, reason: String?)? {
+        try render(document, options: options, sessionInfo: BrazeSession.info(platform: platform), into: &texts)
+    }
+
+    /// ``render(_:options:platform:into:)`` with the session's information made beforehand
+    /// (``BrazeSession/info(platform:)``): what a caller rendering many messages for one
+    /// platform passes each time.
+    public func render(_ document: RenderContextDocument, options: RenderOptions? = nil, sessionInfo: [String: any Sendable],
                        into texts: inout RenderedTexts) throws -> (field: String, reason: String?)? {
         texts.removeAll()
         let options = options ?? document.renderOptions()
-        return try LiquidTemplate.withSession(document.value, options: options) { session in
+        return try LiquidTemplate.withSession(document.value, options: options, sessionInfo: sessionInfo) { session in
             var i = 0
             while i < fields.count {
                 do {
@@ -176,11 +186,11 @@ public struct MessageTemplate: Sendable {
         }
     }
 
-    /// Renders every field against `document`, each in its own render. A failing field
-    /// throws ``FieldError``.
-    public func render(_ document: RenderContextDocument, options: RenderOptions? = nil) throws -> Result {
+    /// Renders every field against `document` (for `platform`, when given), each in its own
+    /// render. A failing field throws ``FieldError``.
+    public func render(_ document: RenderContextDocument, options: RenderOptions? = nil, platform: String? = nil) throws -> Result {
         var texts = RenderedTexts()
-        if let (field, reason) = try render(document, options: options, into: &texts) {
+        if let (field, reason) = try render(document, options: options, platform: platform, into: &texts) {
             return .aborted(field: field, reason: reason)
         }
         return .rendered(fields.indices.map { RenderedField(name: fields[$0].name, text: texts.text($0)) })

@@ -50,6 +50,10 @@ public struct CompiledCampaign: Sendable {
         self.android = message(for: .android)
     }
 
+    /// What the Braze dialect knows of a message for each platform (made once).
+    private let iosSession = BrazeSession.info(platform: Platform.ios.rawValue)
+    private let androidSession = BrazeSession.info(platform: Platform.android.rawValue)
+
     /// Each platform's message, the campaign fields behind its fields (in order), and where
     /// each payload part comes from among them.
     let ios: (message: MessageTemplate, fields: [CampaignField], plan: PayloadPlan)
@@ -226,30 +230,26 @@ public struct CompiledCampaign: Sendable {
     private static let campaignKey = PropertyKey("campaign")
     private static let canvasKey = PropertyKey("canvas")
 
-    /// The render options of each platform's messages, besides the document's clock: what
-    /// `targeted_device.${...}` needs to know (made once: assigning them shares the storage).
-    private static let platformInfo: [Platform: [String: any Sendable]] = Dictionary(uniqueKeysWithValues: Platform.allCases.map { platform in
-        var options = RenderOptions()
-        options.pushPlatform = platform.rawValue
-        return (platform, options.userInfo)
-    })
-
     /// The document a message renders with: the campaign file's `campaign:` and `canvas:`
     /// under the document's own `campaign` and `canvas` keys (a send's `dispatch_id`, a
     /// Canvas variant: the document's win).
     func sendDocument(_ document: RenderContextDocument) -> RenderContextDocument {
+        let info = campaign.campaignInfo, canvas = campaign.canvasInfo
+        if info.isEmpty && canvas.isEmpty { return document }
+        guard case .object(let o) = document.value else { return document }
         var doc = document
-        guard case .object(let o) = doc.value else { return doc }
-        for (key, info) in [(Self.campaignKey, campaign.campaignInfo), (Self.canvasKey, campaign.canvasInfo)] where !info.isEmpty {
+        func merge(_ key: PropertyKey, _ file: LiquidObject) {
             switch o[key] {
-            case nil, .nil?: doc.set(key.name, .object(info))
+            case nil, .nil?: doc.set(key.name, .object(file))
             case .object(let given)?:
-                var merged = info
+                var merged = file
                 for (k, v) in given { merged[k] = v }
                 doc.set(key.name, .object(merged))
             default: break
             }
         }
+        if !info.isEmpty { merge(Self.campaignKey, info) }
+        if !canvas.isEmpty { merge(Self.canvasKey, canvas) }
         return doc
     }
 
@@ -257,10 +257,9 @@ public struct CompiledCampaign: Sendable {
     /// result that ends the message there (an abort, a failure).
     private func renderTexts(_ document: RenderContextDocument, platform: Platform, into texts: inout MessageTemplate.RenderedTexts) -> PayloadResult? {
         let doc = sendDocument(document)
-        var options = doc.renderOptions()
-        options.userInfo = Self.platformInfo[platform]!
         do {
-            let aborted = platform == .ios ? try ios.message.render(doc, options: options, into: &texts) : try android.message.render(doc, options: options, into: &texts)
+            let aborted = platform == .ios ? try ios.message.render(doc, sessionInfo: iosSession, into: &texts)
+                                           : try android.message.render(doc, sessionInfo: androidSession, into: &texts)
             if let (field, reason) = aborted { return .aborted(reason: reason, field: field) }
             return nil
         } catch let failure as MessageTemplate.FieldError {

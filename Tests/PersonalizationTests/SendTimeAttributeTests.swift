@@ -31,10 +31,8 @@ import Testing
 
     func render(_ source: String, platform: String?, document extra: String = "") throws -> String {
         let doc = try RenderContextDocument(json: #"{"profile": \#(Self.profile)\#(extra)}"#)
-        var options = doc.renderOptions()
-        options.pushPlatform = platform
         let message = try MessageTemplate(fields: [(name: "body", source: source)], environment: BrazeDialect().environment())
-        guard case .rendered(let fields) = try message.render(doc, options: options) else { Issue.record("aborted"); return "" }
+        guard case .rendered(let fields) = try message.render(doc, platform: platform) else { Issue.record("aborted"); return "" }
         return fields[0].text
     }
 
@@ -57,10 +55,11 @@ import Testing
 
     @Test func aProfileWithoutDevicesHasNullDeviceAttributes() throws {
         let doc = try RenderContextDocument(json: #"{"profile": {"external_id": "x"}}"#)
-        var options = doc.renderOptions()
-        options.pushPlatform = "ios"
         let template = try BrazeDialect().environment().parse("[{{targeted_device.${model} | default: 'no device'}}][{{most_recently_used_device.${platform}}}]")
-        #expect(try template.renderMessage(doc, options: options) == .rendered("[no device][]"))
+        let context = template.makeContext(doc.value, options: doc.renderOptions())
+        context.sessionInfo = BrazeSession.info(platform: "ios")
+        try template.render(into: context)
+        #expect(context.output == "[no device][]")
     }
 
     @Test func mostRecentlyUsedDeviceFollowsTheAppUsedLast() throws {

@@ -27,6 +27,29 @@ import Testing
         #expect(other.stderr.contains(": warning: in body: connected_content: https://api.example.com/coffee/special?city=Seoul failed (no offline answer in connected_content.json); nothing inserted"), "\(other.stderr)")
     }
 
+    @Test func theCourseOfferUsesACatalogACodeTheDeviceAndMessageExtras() throws {
+        let preview = try runPushliquid(["preview", "course-offer"])
+        #expect(preview.status == 0, "\(preview.stderr)")
+        #expect(preview.stdout.contains("Push 301: rich notifications: 25% off"))
+        #expect(preview.stdout.contains("ready on your iPhone 15."))
+        #expect(preview.stdout.contains("Message extras (sent beside the payload, to the send event):"))
+        #expect(preview.stdout.contains("device_platform  ios"))
+        // A dry run shows the code a send would give, and records nothing.
+        let record = TestPaths.repositoryRoot.appendingPathComponent("PromotionCodes/course_offer.used")
+        let recordBefore = try? Data(contentsOf: record)
+        let render = try runPushliquid(["render", "course-offer", "--platform", "android", "--dry-run", "--result"])
+        #expect(render.status == 0, "\(render.stderr)")
+        let result = try JSONValueParser.parse(render.stdout)
+        #expect(result.property("message_extras") == ["course_id": "push-301", "device_platform": "android"])
+        #expect(result.property("payload").property("a").stringValue?.contains("ready on your Pixel 8") == true)
+        #expect((try? Data(contentsOf: record)) == recordBefore)
+        let check = try runPushliquid(["check", "course-offer"])
+        #expect(check.status == 0, "\(check.stdout)")
+        #expect(check.stdout.contains("catalogs read: courses (3 items)"))
+        #expect(check.stdout.contains(recordBefore == nil ? "promotion codes: course_offer (12 left)" : "promotion codes: course_offer ("))
+        #expect(try runPushliquid(["preview", "course-offer", "--profile", "Profiles/chloe-no-course.json"]).stdout.contains("ABORTED in title: the next course is not in the catalog"))
+    }
+
     @Test func previewShowsCaptureAndGameViews() throws {
         let capture = try runPushliquid(["preview", "information-capture"])
         #expect(capture.stdout.contains("E-mail: [ana@example.com] ✓"))

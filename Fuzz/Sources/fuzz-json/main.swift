@@ -15,8 +15,20 @@ private let readers = try! [
 // file is it, and hands the process to libFuzzer.
 exit(runFuzzer(CommandLine.argc, CommandLine.unsafeArgv) { data, size in
     let input = bytes(data, size)
+    // The same bytes as the files a workspace holds: a catalog (CSV and JSON), a promotion
+    // code list, Connected Content credentials.
+    let fileText = String(decoding: input, as: UTF8.self)
+    _ = try? Catalog(csv: fileText, name: "c", file: "c.csv")
+    _ = try? Catalog(json: fileText, name: "c", file: "c.json")
+    _ = try? PromotionCodeLedger.codes(csv: fileText, display: "l.csv")
+    _ = try? ConnectedContentCredentials(json: fileText, source: "credentials.json")
     var parser = JSONValueParser(bytes: input)
     guard let value = try? parser.parse() else { return 0 }
+    // Devices and other attributes worked out from whatever a profile holds.
+    for platform in ["ios", "android"] { _ = ProfileAttributes.targetedDevice(profile: value, platform: platform) }
+    _ = ProfileAttributes.mostRecentlyUsedDevice(profile: value)
+    _ = ProfileAttributes.mostRecentLocation(profile: value)
+    _ = ProfileAttributes.lastUsedAppDate(profile: value)
     // Written back, it reads as the same value.
     let text = value.jsonString
     guard let again = try? JSONValueParser.parse(text) else { fatalError("jsonString does not parse: \(text)") }

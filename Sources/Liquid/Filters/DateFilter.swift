@@ -31,7 +31,7 @@ enum DateFilter {
         LiquidFilter("date", arguments: 1...1) { input, args, context in
             let format = try context.rubyText(args[0])
             if format.isEmpty { return input }
-            guard let time = parseTime(input, options: context.options) else { return input }
+            guard let time = parseTime(input, in: context) else { return input }
             return .string(try strftime(format, time, maxWidth: context.limits.strftimeWidth, maxBytes: context.limits.stringBytes))
         },
     ]
@@ -58,26 +58,36 @@ enum DateFilter {
     /// The reference's `Utils.to_date`: `now`/`today`, Unix seconds (integers or digit
     /// strings), and the date strings Ruby's `Time.parse` reads; `nil` otherwise.
     static func parseTime(_ input: LiquidValue, options: RenderOptions) -> ZonedTime? {
+        parseTime(input, zone: { options.timeZone }, now: { options.now })
+    }
+
+    /// ``parseTime(_:options:)`` with the options of `context`, read only when the input needs
+    /// them (a render's options are not copied for every `date`).
+    static func parseTime(_ input: LiquidValue, in context: RenderContext) -> ZonedTime? {
+        parseTime(input, zone: { context.options.timeZone }, now: { context.options.now })
+    }
+
+    private static func parseTime(_ input: LiquidValue, zone: () -> TimeZone, now: () -> @Sendable () -> Date) -> ZonedTime? {
         switch input {
         case .drop(let d):
             if let t = d.drop as? LiquidTime { return t.zoned }
             return nil
-        case .int(let i): return zoned(seconds: i, in: options.timeZone)
+        case .int(let i): return zoned(seconds: i, in: zone())
         case .string(let raw):
             let s = raw.utf8.first.map(isSpace) == true || raw.utf8.last.map(isSpace) == true ? raw.trimmingCharacters() : raw
             if s.isEmpty { return nil }
             let n = s.utf8.count
             if n == 3 || n == 5 {
                 let lower = s.lowercased()
-                if lower == "now" || lower == "today" { return zoned(options.now(), in: options.timeZone) }
+                if lower == "now" || lower == "today" { return zoned(now()(), in: zone()) }
             }
             if s.utf8.allSatisfy(isDigit) {
                 // Unix seconds; more than 64 bits of them is no time this engine can show.
                 guard let i = Int(s) else { return nil }
-                return zoned(seconds: i, in: options.timeZone)
+                return zoned(seconds: i, in: zone())
             }
             if let fast = fastISO8601(s) { return fast }
-            return DateStringParser(s).parse(defaultZone: options.timeZone, now: options.now)
+            return DateStringParser(s).parse(defaultZone: zone(), now: now())
         default:
             return nil
         }

@@ -80,9 +80,14 @@ extension LiquidTemplate {
     /// Each ``RenderSession/render(_:)`` is a separate render, exactly as
     /// ``render(_:options:)`` would make it: variables, counters and cycles of one template are
     /// not seen by the next. The session only saves setting up the same data and options again.
-    public static func withSession<R>(_ data: LiquidValue, options: RenderOptions = RenderOptions(), _ body: (RenderSession) throws -> R) rethrows -> R {
+    ///
+    /// `sessionInfo` is what a dialect's tags and expressions read in ``RenderContext/sessionInfo``
+    /// for every render of the session.
+    public static func withSession<R>(_ data: LiquidValue, options: RenderOptions = RenderOptions(), sessionInfo: [String: any Sendable] = [:],
+                                      _ body: (RenderSession) throws -> R) rethrows -> R {
         var context = RenderContextCache.take(template: nil, options: options, data: data)
         defer { RenderContextCache.give(&context) }
+        if !sessionInfo.isEmpty { context.sessionInfo = sessionInfo }
         let box = SessionData(data)
         return try withExtendedLifetime(box) {
             context.sessionData = .passUnretained(box)
@@ -140,6 +145,10 @@ public struct RenderSession {
     /// What the last render's tags left in ``RenderContext/registers`` (for hosts that collect
     /// what a dialect's tags record, such as Braze's message extras).
     public var registers: [String: any Sendable] { context.registers }
+    /// Whether the last render's tags left anything in ``registers`` (read without copying them).
+    @inlinable public var hasRegisters: Bool { !context.registers.isEmpty }
+    /// The register `key` the last render left, if any.
+    public func register(_ key: String) -> (any Sendable)? { context.registers[key] }
     /// Whether the last render warned (no array copied: for loops over millions of renders).
     @inlinable public var hasWarnings: Bool { !context.warnings.isEmpty }
 }

@@ -13,11 +13,6 @@ public struct RenderOptions: Sendable {
     public var timeZone: TimeZone
     /// What `'now'` and `'today'` mean to the `date` filter: a fixed clock makes renders reproducible.
     public var now: @Sendable () -> Date
-    /// What a dialect's tags, filters and expressions need to know about this render that is
-    /// not template data (the Braze dialect: the platform a push is rendered for). Empty by
-    /// default; the engine itself never reads it.
-    public var userInfo: [String: any Sendable] = [:]
-
     /// Options for a render; by default lenient, UTC and the system clock.
     public init(strictVariables: Bool = false, strictFilters: Bool = false, timeZone: TimeZone = RenderOptions.utc, now: @escaping @Sendable () -> Date = { Date() }) {
         self.strictVariables = strictVariables
@@ -133,8 +128,8 @@ public final class RenderContext {
     /// Filter calls so far: the time limit is checked every 16 (one output can chain many
     /// filters, each working on up to ``LiquidLimits/arrayElements`` elements).
     @exclusivity(unchecked) var filterCalls = 0
-    /// The source offset of the filter call being applied (-1 before the first), for warnings
-    /// a filter gives (``currentFilterOffset``).
+    /// The source offset of the filter call being applied (the last one applied between calls;
+    /// -1 before the first), for warnings a filter gives (``currentFilterOffset``).
     @exclusivity(unchecked) var filterOffset = -1
     /// This thread's ``StackGuard`` limit: a context renders on the thread that made it (the
     /// contexts of ``RenderContextCache`` are per thread).
@@ -142,6 +137,11 @@ public final class RenderContext {
     @exclusivity(unchecked) var trace: [String] = []
     /// Storage for custom tags' per-render state.
     @exclusivity(unchecked) public var registers: [String: any Sendable] = [:]
+    /// What a dialect's tags, filters and expressions need to know about the message being
+    /// rendered that is not template data (the Braze dialect: the platform a push is rendered
+    /// for): set for a whole ``RenderSession`` (``LiquidTemplate/withSession(_:options:sessionInfo:_:)``)
+    /// or on a context before ``LiquidTemplate/render(into:)``. The engine never reads it.
+    @exclusivity(unchecked) public var sessionInfo: [String: any Sendable] = [:]
     /// Non-fatal problems noticed while rendering (``warn(_:at:)``), each located in the
     /// template or partial it happened in when its tag gave an offset.
     @exclusivity(unchecked) public internal(set) var warnings: [LiquidError] = []
@@ -163,7 +163,8 @@ public final class RenderContext {
 
     /// The UTF-8 offset, in the template or partial rendering now, of the filter call being
     /// applied: a filter that warns passes it to ``warn(_:at:)`` so that the warning is
-    /// located at the filter (`{{ t | time_zone: 'Mars/Base' }}`). `nil` outside a filter.
+    /// located at the filter (`{{ t | time_zone: 'Mars/Base' }}`). Meaningful only inside a
+    /// filter's function; `nil` before any filter was applied.
     public var currentFilterOffset: Int? { filterOffset >= 0 ? filterOffset : nil }
 
     /// The data the render was given (the root scope, before any variable shadows its keys):
@@ -177,6 +178,7 @@ public final class RenderContext {
     func reset(template: LiquidTemplate.Storage, options: RenderOptions, data: LiquidValue) {
         self.options = options
         self.data = data
+        if !sessionInfo.isEmpty { sessionInfo = [:] }
         sessionData = nil
         deadline = nil
         externalRequests = 0
@@ -195,7 +197,6 @@ public final class RenderContext {
         if !globals.isEmpty { globals.removeAll(keepingCapacity: true) }
         if !counters.isEmpty { counters.removeAll(keepingCapacity: true) }
         interrupt = nil
-        filterOffset = -1
         steps = 0
         if !cycles.isEmpty { cycles.removeAll(keepingCapacity: true) }
         if !forOffsets.isEmpty { forOffsets.removeAll(keepingCapacity: true) }
@@ -535,12 +536,12 @@ public final class RenderContext {
         }
         // The template holds its filters for as long as this render: no retain per call.
         return try filter._withUnsafeGuaranteedRef { filter in
-            let outer = filterOffset
-            filterOffset = call.offset
-            defer { filterOffset = outer }
             do {
                 if !call.arityChecked { try filter.checkArity(call.arguments.count, offset: call.offset) }
-                if call.hasLiteralArguments { return try invoke(filter, value, call.literalArguments) }
+                if call.hasLiteralArguments {
+                    filterOffset = call.offset
+                    return try invoke(filter, value, call.literalArguments)
+                }
                 var args = FilterArguments()
                 var i = 0
                 while i < call.arguments.count {
@@ -548,6 +549,8 @@ public final class RenderContext {
                     i += 1
                 }
                 for (k, e) in call.keywordArguments { args.keywords.append((k, try evaluate(e))) }
+                // (Set once the arguments are evaluated: a filter inside them set its own.)
+                filterOffset = call.offset
                 return try invoke(filter, value, args)
             } catch let reason as LiquidError.Reason {
                 throw LiquidError(reason, offset: call.offset)
