@@ -76,7 +76,7 @@ public struct BrazeAttributeSyntax: LiquidAttributeSyntax {
 
 /// What the Braze dialect knows of a message besides its document.
 public enum BrazeSession {
-    /// The ``RenderContext/sessionInfo`` key of the platform a message is rendered for.
+    /// The `RenderContext.sessionInfo` key of the platform a message is rendered for.
     public static let platformKey = "braze.platform"
 
     /// The session information of a message rendered for `platform` (`ios`, `android`):

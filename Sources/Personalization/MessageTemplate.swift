@@ -61,7 +61,7 @@ public struct MessageTemplate: Sendable {
 
     /// Every field's text of one rendered message, one after another in one UTF-8 buffer: a
     /// message rendered this way makes no `String`, and the buffer is reused from message to
-    /// message (``MessageTemplate/render(_:options:into:)`` empties it first).
+    /// message (``MessageTemplate/render(_:options:platform:into:)`` empties it first).
     public struct RenderedTexts: Sendable {
         /// The texts' UTF-8 bytes, back to back.
         public private(set) var bytes: [UInt8] = []

@@ -119,7 +119,7 @@ extension LiquidTemplate {
 }
 
 /// Renders several templates against the same data and options; see
-/// ``LiquidTemplate/withSession(_:options:_:)``. Use it only inside that call's closure.
+/// ``LiquidTemplate/withSession(_:options:sessionInfo:_:)``. Use it only inside that call's closure.
 public struct RenderSession {
     @usableFromInline let context: RenderContext
 
