@@ -71,6 +71,9 @@ public struct MessageTemplate: Sendable {
         /// zone): the field's index and the warning, located in the field's template or the
         /// content block it happened in.
         public private(set) var warnings: [(field: Int, warning: LiquidError)] = []
+        /// The abort that ended the last message rendered into this buffer (its reason, and where
+        /// the tag that aborted is), or `nil` when it rendered.
+        public private(set) var abort: MessageAborted?
         /// The message's `{% message_extras %}` pairs, in order: a key's first value, keys and
         /// values at most ``MessageExtra/maxBytes`` together (each cut or duplicate is a warning).
         public private(set) var messageExtras: [MessageExtra] = []
@@ -99,8 +102,11 @@ public struct MessageTemplate: Sendable {
             bytes.removeAll(keepingCapacity: true)
             ends.removeAll(keepingCapacity: true)
             if !warnings.isEmpty { warnings.removeAll() }
+            if abort != nil { abort = nil }
             if !messageExtras.isEmpty { messageExtras.removeAll(); messageExtrasBytes = 0 }
         }
+
+        mutating func aborted(_ abort: MessageAborted) { self.abort = abort }
 
         mutating func render(_ template: LiquidTemplate, in session: RenderSession) throws {
             try session.render(template, appendingTo: &bytes)
@@ -118,7 +124,7 @@ public struct MessageTemplate: Sendable {
         private mutating func collect(_ pending: [MessageExtrasTag.Pending], field: Int) {
             for p in pending {
                 func warn(_ message: String) {
-                    warnings.append((field, LiquidError(.custom("message_extras: " + message), location: p.location, templateName: p.templateName)))
+                    warnings.append((field, LiquidError(.custom("message_extras: " + message), location: p.place.location, templateName: p.place.templateName)))
                 }
                 if messageExtras.contains(where: { $0.key == p.pair.key }) {
                     warn("the key '\(p.pair.key)' is given again; Braze keeps its first value")
@@ -176,6 +182,7 @@ public struct MessageTemplate: Sendable {
                 do {
                     try texts.render(fields[i].template, in: session)
                 } catch let abort as MessageAborted {
+                    texts.aborted(abort)
                     return (fields[i].name, abort.reason)
                 } catch let error as LiquidError {
                     throw FieldError(field: fields[i].name, error: error)

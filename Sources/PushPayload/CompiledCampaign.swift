@@ -188,16 +188,46 @@ public struct CompiledCampaign: Sendable {
     /// the render warned about (a Connected Content call that failed, an unknown time zone)
     /// to `warnings`, at positions in the campaign file.
     public func render(_ document: RenderContextDocument, platform: Platform, warnings: inout [CampaignDiagnostic]) -> PayloadResult {
+        let preview = self.preview(document, platform: platform)
+        warnings += preview.warnings
+        return preview.result
+    }
+
+    /// Renders the payload for one recipient as ``render(_:platform:warnings:)`` does, and keeps
+    /// what a preview shows beside the result: the fields' texts also when the payload cannot be
+    /// sent (over its size cap, a bad badge), the payload's size, the warnings, and where an
+    /// abort happened.
+    public func preview(_ document: RenderContextDocument, platform: Platform) -> PayloadPreview {
         var texts = MessageTemplate.RenderedTexts()
-        defer { if !texts.warnings.isEmpty { warnings += self.warnings(in: texts, platform: platform) } }
-        if let ended = renderTexts(document, platform: platform, into: &texts) { return ended }
-        var json = JSONTextWriter(capacity: 512)
-        if let problem = writePayload(texts, platform: platform, into: &json) { return problem }
         let messageFields = platform == .ios ? ios.fields : android.fields
+        var preview = PayloadPreview(result: .failed(.invalidContext("not rendered")))
+        func finish(_ result: PayloadResult) -> PayloadPreview {
+            preview.result = result
+            preview.fields = (0..<texts.count).map { RenderedCampaignField(name: messageFields[$0].name, key: messageFields[$0].key, text: texts.text($0)) }
+            preview.warnings = texts.warnings.isEmpty ? [] : warnings(in: texts, platform: platform)
+            preview.messageExtras = texts.messageExtras
+            if case .aborted(_, let fieldName)? = Optional(result), let abort = texts.abort,
+               let field = messageFields.first(where: { $0.name == fieldName }), let at = abort.location {
+                if abort.templateName == field.name {
+                    let loc = field.fileLocation(of: at, fileText: fileText)
+                    preview.abortPlace = "\(campaign.file):\(loc.line):\(loc.column)"
+                } else if let name = abort.templateName {
+                    preview.abortPlace = "\(name)\(name.hasPrefix("content_blocks/") ? ".liquid" : ""):\(at.line):\(at.column) (from \(field.name) in \(campaign.file))"
+                }
+            }
+            return preview
+        }
+        if let ended = renderTexts(document, platform: platform, into: &texts) { return finish(ended) }
+        var json = JSONTextWriter(capacity: 512)
+        if let problem = writePayload(texts, platform: platform, into: &json) {
+            if case .failed(.payloadTooLarge(let bytes, _, _, _)) = problem { preview.payloadBytes = bytes }
+            return finish(problem)
+        }
+        preview.payloadBytes = json.bytes.count
         let fields = messageFields.indices.map { RenderedCampaignField(name: messageFields[$0].name, key: messageFields[$0].key, text: texts.text($0)) }
         // Codes the payload shows are recorded durably before it is handed back to be sent.
-        if let problem = makeDurable() { return problem }
-        return .rendered(PushPayload(platform: platform, serialized: json.text, fields: fields, messageExtras: texts.messageExtras))
+        if let problem = makeDurable() { return finish(problem) }
+        return finish(.rendered(PushPayload(platform: platform, serialized: json.text, fields: fields, messageExtras: texts.messageExtras)))
     }
 
     /// Makes the promotion codes handed out so far durable (see `PromotionCodeSource.sync()`):

@@ -126,3 +126,24 @@ func messageExtrasObject(_ extras: [MessageExtra]) -> LiquidValue {
     for e in extras { o[e.key] = .string(e.value) }
     return .object(o)
 }
+
+/// One recipient's message as a preview shows it (see `CompiledCampaign.preview(_:platform:)`).
+public struct PayloadPreview: Sendable {
+    /// What a send gets: the payload, the abort or the failure.
+    public var result: PayloadResult
+    /// The fields' texts as rendered: all of them when the message rendered (even when its
+    /// payload is over the cap), those before the field that aborted or failed otherwise.
+    public var fields: [RenderedCampaignField] = []
+    /// The payload's size in bytes as written (over the cap included); `nil` when none was.
+    public var payloadBytes: Int?
+    /// What rendered but probably not as meant, at positions in the campaign file.
+    public var warnings: [CampaignDiagnostic] = []
+    /// The message's `{% message_extras %}` pairs.
+    public var messageExtras: [MessageExtra] = []
+    /// Where the tag that aborted the message is (`Templates/x.yml:8:9`, or a content block's
+    /// file, line and column), when it aborted.
+    public var abortPlace: String?
+
+    /// A preview of `result`.
+    public init(result: PayloadResult) { self.result = result }
+}

@@ -80,4 +80,26 @@ import Testing
         #expect(result.property("message_extras") == ["language": "fr", "course": "X"])
         #expect(result.property("payload").property("aps").property("alert").property("title") == "Hi")
     }
+
+    @Test func previewsKeepTextsOverTheCapAndSayWhereAMessageAborted() throws {
+        let campaign = try compile("""
+            name: p
+            title: "Hi {{${first_name}}}"
+            body: "{% if ${first_name} == blank %}\\n  {% abort_message('no name') %}{% endif %}{{ custom_attribute.${long} }}"
+            """, blocks: ["stop": "x\n {% abort_message('from a block') %}"])
+        let long = try doc(#"{"profile": {"first_name": "Al", "custom_attributes": {"long": "\#(String(repeating: "é", count: 2500))"}}}"#)
+        let over = campaign.preview(long, platform: .ios)
+        guard case .failed(.payloadTooLarge(let bytes, let limit, _, _)) = over.result else { Issue.record("\(over.result)"); return }
+        #expect(over.payloadBytes == bytes && bytes > limit)
+        #expect(over.fields.map(\.name) == ["title", "body"] && over.fields[0].text == "Hi Al")
+        let aborted = campaign.preview(try doc("{}"), platform: .android)
+        guard case .aborted(let reason, let field) = aborted.result else { Issue.record("\(aborted.result)"); return }
+        #expect(reason == "no name" && field == "body")
+        #expect(aborted.abortPlace == "test.yml:4:3", "\(String(describing: aborted.abortPlace))")
+        let inBlock = try compile("name: b\ntitle: t\nbody: \"{{content_blocks.${stop}}}\"\n", blocks: ["stop": "x\n {% abort_message('from a block') %}"])
+        #expect(inBlock.preview(try doc("{}"), platform: .ios).abortPlace == "content_blocks/stop.liquid:2:2 (from body in test.yml)")
+        let ok = campaign.preview(try doc(#"{"profile": {"first_name": "Bo"}}"#), platform: .ios)
+        guard case .rendered(let payload) = ok.result else { Issue.record("\(ok.result)"); return }
+        #expect(ok.payloadBytes == payload.byteCount && ok.abortPlace == nil)
+    }
 }

@@ -160,6 +160,8 @@ struct ConnectedContentTag: LiquidTag {
         let configuration: ConnectedContentConfiguration?
         /// The tag's offset in its template, for warnings.
         let offset: Int
+        /// Where the tag is, for the aborts it causes.
+        let place: TagPlace
 
         func render(_ context: RenderContext) throws {
             guard let configuration else {
@@ -218,7 +220,7 @@ struct ConnectedContentTag: LiquidTag {
             }
             if let name = options.basicAuth {
                 guard let credential = configuration.credentials[name] else {
-                    throw MessageAborted(reason: "connected_content: unknown basic auth credential '\(name)' (none of that name is configured)")
+                    throw place.abort("connected_content: unknown basic auth credential '\(name)' (none of that name is configured)")
                 }
                 headers["Authorization"] = "Basic " + Data("\(credential.username):\(credential.password)".utf8).base64EncodedString()
             }
@@ -226,13 +228,13 @@ struct ConnectedContentTag: LiquidTag {
                 if let token = configuration.tokenCredentials[name] {
                     let host = URL(string: url)?.host ?? ""
                     guard token.allows(host: host) else {
-                        throw MessageAborted(reason: "connected_content: credential '\(name)' may not be sent to \(host.isEmpty ? url : host) (its allowed domains: \(token.allowedDomains.joined(separator: ", ")))")
+                        throw place.abort("connected_content: credential '\(name)' may not be sent to \(host.isEmpty ? url : host) (its allowed domains: \(token.allowedDomains.joined(separator: ", ")))")
                     }
                     for (k, v) in token.headers { headers[k] = v }
                 } else if let credential = configuration.credentials[name] {
                     headers["Authorization"] = "Basic " + Data("\(credential.username):\(credential.password)".utf8).base64EncodedString()
                 } else {
-                    throw MessageAborted(reason: "connected_content: unknown credential '\(name)' (none of that name is configured)")
+                    throw place.abort("connected_content: unknown credential '\(name)' (none of that name is configured)")
                 }
             }
             if !headers.keys.contains(where: { $0.caseInsensitiveCompare("User-Agent") == .orderedSame }) {
@@ -290,7 +292,7 @@ struct ConnectedContentTag: LiquidTag {
                 }
             }
             if options.retry {
-                throw MessageAborted(reason: "connected_content: \(request.url) failed after retries (\(lastProblem))")
+                throw place.abort("connected_content: \(request.url) failed after retries (\(lastProblem))")
             }
             context.warn("connected_content: \(request.url) failed (\(lastProblem)); nothing inserted", at: self.offset)
             return nil
@@ -342,6 +344,6 @@ struct ConnectedContentTag: LiquidTag {
                 throw LiquidError.Reason.syntax("connected_content: unknown option '\(option.text)'").at(option.offset)
             }
         }
-        return Node(options: options, configuration: configuration, offset: tag.offset)
+        return Node(options: options, configuration: configuration, offset: tag.offset, place: TagPlace(tag, parser))
     }
 }

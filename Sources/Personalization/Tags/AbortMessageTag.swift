@@ -6,8 +6,39 @@ import Liquid
 public struct MessageAborted: Error, Sendable, Equatable {
     /// The reason given (`{% abort_message('no points') %}`), if any.
     public var reason: String?
-    /// An abort with an optional reason.
-    public init(reason: String?) { self.reason = reason }
+    /// Where the tag that aborted is (1-based), in the template ``templateName`` (a field, or a
+    /// content block), when known.
+    public var location: SourceLocation?
+    /// The template the aborting tag is in.
+    public var templateName: String?
+    /// An abort with an optional reason and place.
+    public init(reason: String?, location: SourceLocation? = nil, templateName: String? = nil) {
+        self.reason = reason
+        self.location = location
+        self.templateName = templateName
+    }
+}
+
+/// Where a tag is: its offset in its template's source, kept with the source (shared, not
+/// copied) so that its line and column are worked out only when they are needed.
+struct TagPlace: Sendable {
+    let offset: Int
+    let source: String
+    let templateName: String?
+
+    init(_ tag: TagToken, _ parser: LiquidParser) {
+        offset = tag.offset
+        source = parser.source
+        templateName = parser.name
+    }
+
+    /// The tag's 1-based line and column.
+    var location: SourceLocation { SourceLocation(utf8Offset: offset, in: source) }
+
+    /// An abort at this tag.
+    func abort(_ reason: String?) -> MessageAborted {
+        MessageAborted(reason: reason, location: location, templateName: templateName)
+    }
 }
 
 /// `{% abort_message %}`, `{% abort_message() %}`, `{% abort_message('reason') %}`.
@@ -16,9 +47,10 @@ struct AbortMessageTag: LiquidTag {
 
     struct Node: LiquidNode {
         let reason: LiquidExpression?
+        let place: TagPlace
         func render(_ context: RenderContext) throws {
             let text = try reason.map { try context.renderedText(try context.evaluate($0)) }
-            throw MessageAborted(reason: text)
+            throw place.abort(text)
         }
     }
 
@@ -30,9 +62,9 @@ struct AbortMessageTag: LiquidTag {
             }
             markup = String(markup.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
         }
-        if markup.isEmpty { return Node(reason: nil) }
+        if markup.isEmpty { return Node(reason: nil, place: TagPlace(tag, parser)) }
         let offset = tag.markupOffset
         let reason = try parser.parseMarkup(Substring(markup), offset: offset) { try $0.expression() }
-        return Node(reason: reason)
+        return Node(reason: reason, place: TagPlace(tag, parser))
     }
 }

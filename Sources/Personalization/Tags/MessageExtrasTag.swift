@@ -38,15 +38,13 @@ struct MessageExtrasTag: LiquidTag {
     /// A pair a render made, and where its tag is (to locate the warnings of collecting it).
     struct Pending: Sendable {
         var pair: MessageExtra
-        var location: SourceLocation
-        var templateName: String?
+        var place: TagPlace
     }
 
     struct Node: LiquidNode {
         let key: LiquidTemplate
         let value: LiquidTemplate
-        let location: SourceLocation
-        let templateName: String?
+        let place: TagPlace
 
         func render(_ context: RenderContext) throws {
             let key = try context.capture { try context.renderPartial(self.key, name: "message_extras") }
@@ -58,7 +56,7 @@ struct MessageExtrasTag: LiquidTag {
                 return
             }
             var pending = (context.registers[MessageExtrasTag.register] as? [Pending]) ?? []
-            pending.append(Pending(pair: MessageExtra(key: key, value: value), location: location, templateName: templateName))
+            pending.append(Pending(pair: MessageExtra(key: key, value: value), place: place))
             context.registers[MessageExtrasTag.register] = pending
         }
     }
@@ -117,7 +115,7 @@ struct MessageExtrasTag: LiquidTag {
         }
         let key = try compile(keyText, at: keyStart)
         let value = try compile(valueText, at: valueStart)
-        return Node(key: key, value: value, location: SourceLocation(utf8Offset: tag.offset, in: parser.source), templateName: parser.name)
+        return Node(key: key, value: value, place: TagPlace(tag, parser))
     }
 
     func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D }

@@ -12,6 +12,7 @@ struct PromotionTag: LiquidTag {
     struct Node: LiquidNode {
         let list: LiquidExpression
         let source: (any PromotionCodeSource)?
+        let place: TagPlace
 
         func render(_ context: RenderContext) throws {
             let name = try context.renderedText(try context.evaluate(list))
@@ -23,7 +24,7 @@ struct PromotionTag: LiquidTag {
                 throw LiquidError.Reason.custom("promotion: \(error)")
             }
             guard let code else {
-                throw MessageAborted(reason: "promotion code list '\(name)' has no codes left")
+                throw place.abort("promotion code list '\(name)' has no codes left")
             }
             context.write(code)
         }
@@ -47,6 +48,6 @@ struct PromotionTag: LiquidTag {
             try stream.expectEnd()
             return e
         }
-        return Node(list: list, source: source)
+        return Node(list: list, source: source, place: TagPlace(tag, parser))
     }
 }
