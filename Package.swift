@@ -8,7 +8,7 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "PushLiquid",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     products: [
         .library(name: "Liquid", targets: ["Liquid"]),
         .library(name: "Personalization", targets: ["Personalization"]),
@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // The studio's local HTTP server (pushliquid studio); only the Studio target uses it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     ],
     targets: [
         // The calling thread's stack bounds (pthread_getattr_np), for the engine's stack guard.
@@ -68,6 +70,14 @@ let package = Package(
             path: "Tests/Helpers/analytics-writer",
             swiftSettings: swiftSettings
         ),
+        // `pushliquid studio`: the live preview of every profile in a browser, served by
+        // Hummingbird on loopback; the page is plain HTML, CSS and JavaScript kept in the binary.
+        .target(
+            name: "Studio",
+            dependencies: ["Liquid", "Personalization", "PushPayload", "ContentViews",
+                           .product(name: "Hummingbird", package: "hummingbird")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "pushliquid",
             dependencies: [
@@ -75,6 +85,7 @@ let package = Package(
                 "Personalization",
                 "PushPayload",
                 "ContentViews",
+                "Studio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -15,7 +15,7 @@ struct PushLiquidCommand: ParsableCommand {
             Shell completion: pushliquid --generate-completion-script bash|zsh|fish.
             """,
         version: "pushliquid \(pushLiquidVersion)",
-        subcommands: [Preview.self, Render.self, Check.self, Batch.self, Golden.self, Conformance.self, Bench.self, RenderTemplate.self],
+        subcommands: [Preview.self, Render.self, Check.self, Batch.self, StudioCommand.self, Golden.self, Conformance.self, Bench.self, RenderTemplate.self],
         defaultSubcommand: nil
     )
 
