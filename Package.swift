@@ -98,6 +98,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "StudioTests",
+            dependencies: ["Studio", "PushPayload", "Liquid", "LiquidTestSupport", "pushliquid"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PushPayloadTests",
             dependencies: ["PushPayload", "Personalization", "Liquid", "LiquidTestSupport", "pushliquid"],
             swiftSettings: swiftSettings

@@ -246,7 +246,13 @@ enum StudioPage {
         const r = await fetch("/api/capture?" + q.toString(), {cache: "no-store"});
         return r.json();
       }
-      async function act(action) { show(await ask(action)); }
+      // Answers can come back out of order: only the latest question's answer is shown.
+      let asked = 0;
+      async function act(action) {
+        const mine = ++asked;
+        const state = await ask(action);
+        if (mine === asked) show(state);
+      }
       input.addEventListener("input", () => act(null));
       show(v);
       return el("div", {class: "capture"}, el("div", {class: "title"}, v.title), v.detail ? el("div", {class: "detail"}, v.detail) : null,
