@@ -185,6 +185,9 @@ extension PushLiquidCommand {
         @Flag(name: .long, help: "Exit 0 even when some lines failed.")
         var allowFailures = false
 
+        @Option(name: .long, help: "Threads rendering in parallel (default: one per core); 1 under a scheduler that gives each task one core, such as Spark.")
+        var workers: Int?
+
         @Flag(name: .long, help: "Hand promotion codes out in memory only: the results show the codes a run would give, and none is used.")
         var dryRun = false
 
@@ -202,6 +205,7 @@ extension PushLiquidCommand {
             if resume && fromLine != nil { throw ValidationError("--resume finds the line to go on from itself; leave out --from-line") }
             if let fromLine, fromLine < 1 { throw ValidationError("--from-line must be 1 or more, got \(fromLine)") }
             if maxLineBytes < 1 { throw ValidationError("--max-line-bytes must be 1 or more, got \(maxLineBytes)") }
+            if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be between 1 and 256, got \(workers)") }
         }
 
         func run() throws {
@@ -226,7 +230,8 @@ extension PushLiquidCommand {
             defer { if out != 1 { close(out) } }
             // A closed pipe is a write error to report (with the summary), not a silent death.
             signal(SIGPIPE, SIG_IGN)
-            let renderer = BatchRenderer(campaign: compiled, platform: platform.platform, maxLineBytes: maxLineBytes, firstLine: firstLine)
+            let renderer = BatchRenderer(campaign: compiled, platform: platform.platform, maxLineBytes: maxLineBytes, firstLine: firstLine,
+                                         workers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
             let showProgress = isatty(2) == 1
             let start = Date()
             var summary = BatchRenderer.Summary()

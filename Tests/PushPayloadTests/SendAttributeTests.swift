@@ -102,4 +102,12 @@ import Testing
         guard case .rendered(let payload) = ok.result else { Issue.record("\(ok.result)"); return }
         #expect(ok.payloadBytes == payload.byteCount && ok.abortPlace == nil)
     }
+
+    @Test func batchWorkersAreAnOption() throws {
+        let line = #"{"profile": {"external_id": "u1", "first_name": "Al"}}"# + "\n"
+        let one = try runPushliquid(["batch", "match-game", "--workers", "1"], stdin: line + line)
+        #expect(one.status == 0 && one.stdout.split(separator: "\n").count == 2)
+        #expect(try runPushliquid(["batch", "match-game", "--workers", "0"], stdin: line).status == 2)
+        #expect(try runPushliquid(["batch", "match-game", "--workers", "1000"], stdin: line).status == 2)
+    }
 }
