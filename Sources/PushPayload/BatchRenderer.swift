@@ -26,6 +26,42 @@ public struct BatchRenderer: Sendable {
     /// dropped, so that a run resumed after an interruption numbers its results as the first
     /// run would have.
     public var firstLine: Int
+    /// Whether each input line carries its own number: `NUMBER<TAB>DOCUMENT`, NUMBER the
+    /// line's place in a larger input (1-based, decimal; at most 18 digits). A result is then
+    /// numbered NUMBER instead of the line's place in this input, so that the parts of one
+    /// segment rendered by separate processes (the Spark job's partitions) are numbered as one
+    /// run over the whole segment would number them. ``maxLineBytes`` applies to the document,
+    /// not the prefix; `NUMBER<TAB>` alone is a blank line. A document may also be given as
+    /// `base64:BYTES`, its bytes in base64 (how the Spark job passes a line that is not UTF-8,
+    /// which its strings cannot carry), and is then read from those bytes. A line without the
+    /// prefix ends the run with ``NumberedLineError`` (it is not the recipient's fault, but the
+    /// feeder's).
+    public var numberedInput: Bool = false
+
+    /// An input line that ``numberedInput`` expects to start with `NUMBER<TAB>` and does not.
+    public struct NumberedLineError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The line's place in this input (1-based).
+        public var inputLine: Int
+        /// What is wrong with its prefix.
+        public var problem: String
+        public var description: String { "input line \(inputLine): \(problem) (numbered input: NUMBER<TAB>DOCUMENT)" }
+    }
+
+    /// The longest `NUMBER<TAB>` prefix of numbered input: 18 digits and the tab.
+    static let maxNumberPrefix = 19
+    /// What starts a numbered line's document given in base64.
+    static let base64Marker = Array("base64:".utf8)
+
+    /// The length of the document in `buffer[range]` as ``maxLineBytes`` counts it: its bytes,
+    /// or for a numbered line's `base64:` document, the bytes it decodes to.
+    func documentLength(_ buffer: [UInt8], _ range: Range<Int>) -> Int {
+        let marker = Self.base64Marker
+        guard numberedInput, range.count >= marker.count,
+              buffer[range.lowerBound..<(range.lowerBound + marker.count)].elementsEqual(marker) else { return range.count }
+        let encoded = buffer[(range.lowerBound + marker.count)..<range.upperBound]
+        let padding = encoded.suffix(2).filter { $0 == UInt8(ascii: "=") }.count
+        return encoded.count / 4 * 3 - (encoded.count % 4 == 0 ? padding : 0)
+    }
 
     /// Workers rendering in parallel, each with its own compiled copy of the campaign.
     let workers: [CompiledCampaign]
@@ -213,11 +249,16 @@ public struct BatchRenderer: Sendable {
 
     /// The result of an input line longer than ``maxLineBytes`` (its bytes were not kept).
     func tooLongLine(number: Int, into out: inout JSONTextWriter) -> Status {
+        failedLine(number: number, "longer than \(maxLineBytes) bytes (the line limit); not read", into: &out)
+    }
+
+    /// A `failed` result for line `number` that has no document to read.
+    func failedLine(number: Int, _ reason: String, into out: inout JSONTextWriter) -> Status {
         out.beginObject()
         out.key("line"); out.value(.int(number))
         out.key("external_id"); out.null()
         out.key("status"); out.string(Status.failed.rawValue)
-        out.key("error"); out.string("line \(number): longer than \(maxLineBytes) bytes (the line limit); not read")
+        out.key("error"); out.string("line \(number): \(reason)")
         out.endObject()
         return .failed
     }
@@ -239,6 +280,13 @@ public struct BatchRenderer: Sendable {
                 for k in lines {
                     if job.ends[k] < 0 {
                         summary.count(renderer.tooLongLine(number: job.numbers[k], into: &out))
+                    } else if renderer.numberedInput, let encoded = base64Document(job.buffer, job.starts[k]..<job.ends[k]) {
+                        if let bytes = encoded {
+                            summary.count(renderer.renderLine(bytes, 0..<bytes.count, number: job.numbers[k], with: copy,
+                                                              into: &out, scratch: &scratch))
+                        } else {
+                            summary.count(renderer.failedLine(number: job.numbers[k], "a base64: document that is not base64", into: &out))
+                        }
                     } else {
                         summary.count(renderer.renderLine(job.buffer, job.starts[k]..<job.ends[k], number: job.numbers[k], with: copy,
                                                           into: &out, scratch: &scratch))
@@ -256,7 +304,8 @@ public struct BatchRenderer: Sendable {
     /// on) with `write`; `progress` is called after each chunk. At most two chunks are in
     /// memory: the one rendering and the one being read or written. An error thrown by `read`
     /// or `write` ends the run (after the chunk rendering has finished) and is rethrown; the
-    /// results written before it are whole lines (each chunk's are written in order).
+    /// results written before it are whole lines (each chunk's are written in order). With
+    /// ``numberedInput``, a line without its number ends the run with ``NumberedLineError``.
     public func run(read: (UnsafeMutableRawBufferPointer) throws -> Int, write: (UnsafeRawBufferPointer) throws -> Void,
                     progress: (Summary) -> Void = { _ in }) throws -> Summary {
         var summary = Summary()
@@ -268,6 +317,11 @@ public struct BatchRenderer: Sendable {
         /// Inside a line longer than `maxLineBytes`: its bytes are dropped as they are read,
         /// across chunks, until its newline.
         var discarding = false
+        /// The number of the numbered line being dropped.
+        var discardedNumber = 0
+        /// How long a line may grow before it is dropped: a numbered line's may hold its prefix,
+        /// and a document of ``maxLineBytes`` in base64.
+        let dropAfter = numberedInput ? Self.maxNumberPrefix + Self.base64Marker.count + maxLineBytes / 3 * 4 + 4 : maxLineBytes
 
         func output(_ job: Job) throws {
             // The chunk's promotion codes are recorded durably before any of its payloads is written.
@@ -298,12 +352,21 @@ public struct BatchRenderer: Sendable {
             var scanned = 0  // no newline in buffer[lineStart..<scanned]
             /// Counts an input line and takes it, `buffer[lineStart..<end]` (or, with `end` -1,
             /// a line too long to keep), unless it comes before `firstLine`.
-            func takeLine(to end: Int) {
+            func takeLine(to end: Int) throws {
                 number += 1
                 guard number >= firstLine else { return }
-                job.starts.append(end < 0 ? 0 : lineStart)
+                var start = end < 0 ? 0 : lineStart, end = end, lineNumber = number
+                if numberedInput && end < 0 {
+                    lineNumber = discardedNumber
+                } else if numberedInput {
+                    (lineNumber, start) = try job.buffer.withUnsafeBufferPointer { try numberPrefix($0, lineStart..<end, inputLine: number) }
+                }
+                // A line over the limit fails whether or not it was read whole (the limit is the
+                // document's: a numbered line's prefix and a base64 document's encoding are not counted).
+                if end >= 0 && documentLength(job.buffer, start..<end) > maxLineBytes { (start, end) = (0, -1) }
+                job.starts.append(start)
                 job.ends.append(end)
-                job.numbers.append(number)
+                job.numbers.append(lineNumber)
             }
             while job.count < chunkSize {
                 let lineEnd = job.buffer.withUnsafeBufferPointer { buf -> Int? in
@@ -312,14 +375,22 @@ public struct BatchRenderer: Sendable {
                     return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
                 }
                 if let lineEnd {
-                    takeLine(to: discarding ? -1 : lineEnd)
+                    try takeLine(to: discarding ? -1 : lineEnd)
                     discarding = false
                     lineStart = lineEnd + 1
                     scanned = lineStart
                     continue
                 }
                 // No newline in buffer[lineStart..<filled]: a line still being read.
-                if !discarding && job.filled - lineStart > maxLineBytes { discarding = true }
+                if !discarding && job.filled - lineStart > dropAfter {
+                    // A numbered line's number is read before its bytes are dropped.
+                    if numberedInput && number + 1 >= firstLine {
+                        discardedNumber = try job.buffer.withUnsafeBufferPointer {
+                            try numberPrefix($0, lineStart..<job.filled, inputLine: number + 1).number
+                        }
+                    }
+                    discarding = true
+                }
                 if discarding {
                     // Its bytes are dropped; a chunk with lines in it ends rather than reading
                     // the rest into a sliver of buffer (the next chunk goes on dropping).
@@ -345,7 +416,7 @@ public struct BatchRenderer: Sendable {
                 atEnd = true
                 // The last line, without a newline.
                 if discarding || lineStart < job.filled {
-                    takeLine(to: discarding ? -1 : job.filled)
+                    try takeLine(to: discarding ? -1 : job.filled)
                     discarding = false
                     lineStart = job.filled
                 }
@@ -409,4 +480,34 @@ public struct BatchRenderer: Sendable {
 /// carriage return. Such a line's result is `skipped`.
 func isBlankLine(_ line: ArraySlice<UInt8>) -> Bool {
     line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+}
+
+/// The line number and where the document starts, of a numbered input line `bytes[range]`
+/// (`NUMBER<TAB>DOCUMENT`: 1 to 18 decimal digits, at least 1); `inputLine` names the line in errors.
+func numberPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, inputLine: Int) throws -> (number: Int, documentStart: Int) {
+    var value = 0
+    var i = range.lowerBound
+    while i < range.upperBound, i - range.lowerBound < BatchRenderer.maxNumberPrefix {
+        let byte = bytes[i]
+        if byte == 0x09 {
+            guard i > range.lowerBound else { break }
+            guard value >= 1 else { throw BatchRenderer.NumberedLineError(inputLine: inputLine, problem: "line number 0 (numbers start at 1)") }
+            return (value, i + 1)
+        }
+        guard (0x30...0x39).contains(byte), i - range.lowerBound < BatchRenderer.maxNumberPrefix - 1 else { break }
+        value = value * 10 + Int(byte - 0x30)  // at most 18 digits: no overflow
+        i += 1
+    }
+    throw BatchRenderer.NumberedLineError(inputLine: inputLine, problem: "it does not start with a line number (1 to 18 digits) and a tab")
+}
+
+/// A numbered line's document given as `base64:BYTES`: `.some(bytes)` decoded, `.some(nil)`
+/// when BYTES is not base64; `nil` for a document given as it is.
+func base64Document(_ buffer: [UInt8], _ range: Range<Int>) -> [UInt8]?? {
+    let marker = BatchRenderer.base64Marker
+    guard range.count >= marker.count, buffer[range.lowerBound..<(range.lowerBound + marker.count)].elementsEqual(marker) else { return nil }
+    var encoded = buffer[(range.lowerBound + marker.count)..<range.upperBound]
+    while let last = encoded.last, last == 0x0D || last == 0x20 || last == 0x09 { encoded.removeLast() }
+    guard let data = Data(base64Encoded: Data(encoded)) else { return .some(nil) }
+    return .some([UInt8](data))
 }

@@ -145,6 +145,11 @@ extension PushLiquidCommand {
                 --resume, which cuts a partial last line off FILE and appends from where it ended; results are \
                 numbered as in the first run.
 
+                --numbered reads lines of NUMBER<TAB>DOCUMENT, NUMBER the line's place in a whole segment \
+                of which this input is a part (the Spark job in deploy/spark feeds each partition so), and \
+                numbers each result NUMBER; --max-line-bytes is then the document's limit. A line without the \
+                prefix ends the run (exit 1).
+
                 Progress goes to standard error when it is a terminal; a summary always ends the run there. \
                 Exit status: 0 when every line rendered, aborted or was skipped; 4 when the run finished but \
                 some lines failed (0 with --allow-failures); 1 when the run could not finish (an unreadable \
@@ -188,6 +193,9 @@ extension PushLiquidCommand {
         @Option(name: .long, help: "Threads rendering in parallel (default: one per core); 1 under a scheduler that gives each task one core, such as Spark.")
         var workers: Int?
 
+        @Flag(name: .long, help: "Each input line is NUMBER<TAB>DOCUMENT, NUMBER its line in the whole segment: results carry it (how the Spark job feeds each partition). Not with --from-line or --resume.")
+        var numbered = false
+
         @Flag(name: .long, help: "Hand promotion codes out in memory only: the results show the codes a run would give, and none is used.")
         var dryRun = false
 
@@ -205,6 +213,7 @@ extension PushLiquidCommand {
             if resume && fromLine != nil { throw ValidationError("--resume finds the line to go on from itself; leave out --from-line") }
             if let fromLine, fromLine < 1 { throw ValidationError("--from-line must be 1 or more, got \(fromLine)") }
             if maxLineBytes < 1 { throw ValidationError("--max-line-bytes must be 1 or more, got \(maxLineBytes)") }
+            if numbered && (resume || fromLine != nil) { throw ValidationError("--numbered input carries its own line numbers; leave out --from-line and --resume") }
             if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be between 1 and 256, got \(workers)") }
         }
 
@@ -230,8 +239,9 @@ extension PushLiquidCommand {
             defer { if out != 1 { close(out) } }
             // A closed pipe is a write error to report (with the summary), not a silent death.
             signal(SIGPIPE, SIG_IGN)
-            let renderer = BatchRenderer(campaign: compiled, platform: platform.platform, maxLineBytes: maxLineBytes, firstLine: firstLine,
+            var renderer = BatchRenderer(campaign: compiled, platform: platform.platform, maxLineBytes: maxLineBytes, firstLine: firstLine,
                                          workers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
+            renderer.numberedInput = numbered
             let showProgress = isatty(2) == 1
             let start = Date()
             var summary = BatchRenderer.Summary()
@@ -248,6 +258,8 @@ extension PushLiquidCommand {
                 if out != 1 && fsync(out) != 0 && errno != EINVAL {
                     throw ToolError(message: "error: cannot write '\(output!)': \(String(cString: strerror(errno)))")
                 }
+            } catch let error as BatchRenderer.NumberedLineError {
+                failure = ToolError(message: "error: \(error)")
             } catch {
                 failure = error
             }

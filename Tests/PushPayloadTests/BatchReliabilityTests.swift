@@ -22,6 +22,21 @@ func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) t
     return (lines, summary)
 }
 
+/// Runs `renderer` over the bytes `input` (which need not be UTF-8); the result lines.
+func runBatch(_ renderer: BatchRenderer, bytes input: [UInt8]) throws -> [LiquidValue] {
+    var offset = 0
+    var output: [UInt8] = []
+    _ = try renderer.run(
+        read: { buffer in
+            let n = min(buffer.count, input.count - offset)
+            input.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)])) }
+            offset += n
+            return n
+        },
+        write: { output += $0 })
+    return try String(decoding: output, as: UTF8.self).split(separator: "\n").map { try JSONValueParser.parse(String($0)) }
+}
+
 /// One recipient fails alone: every input line has exactly one result, in order.
 @Suite struct BatchReliabilityTests {
     /// A campaign whose title loops as far as the profile asks (a recipient can make it hit a limit).
@@ -53,6 +68,16 @@ func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) t
         #expect(lines[2].property("payload").property("aps").property("alert").property("title") == "xb")
     }
 
+    /// The limit does not depend on how the input was read: a line over it that arrived whole
+    /// (in one read, in a large buffer) fails as one that did not.
+    @Test(arguments: [1, 13, 1 << 20])
+    func aLineOverTheLimitFailsHoweverItWasRead(_ readSize: Int) throws {
+        let renderer = BatchRenderer(campaign: campaign, platform: .ios, chunkBytes: 1 << 20, maxLineBytes: 60)
+        let (lines, summary) = try runBatch(renderer, [line("a"), line(String(repeating: "z", count: 40)), line("b")].joined(separator: "\n"), readSize: readSize)
+        #expect(summary == BatchRenderer.Summary(rendered: 2, aborted: 0, failed: 1, skipped: 0))
+        #expect(lines[1].property("error").stringValue?.contains("line 2: longer than 60 bytes") == true, "\(lines[1])")
+    }
+
     @Test(arguments: [1, 2, 5, 9, 10])
     func aResumedRunNumbersItsResultsAsTheFirstRunWould(_ firstLine: Int) throws {
         let text = (1...9).map { $0 % 4 == 0 ? "" : line("n\($0)") }.joined(separator: "\n") + "\n"
@@ -60,6 +85,60 @@ func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) t
         let rest = try runBatch(BatchRenderer(campaign: campaign, platform: .ios, chunkSize: 2, chunkBytes: 64, firstLine: firstLine), text, readSize: 7)
         #expect(rest.lines == Array(whole.dropFirst(firstLine - 1)))
         #expect(rest.summary.lines == max(0, 10 - firstLine))
+    }
+
+    /// Numbered input (a partition of a segment): each result carries its line's own number, and
+    /// is otherwise the result an unnumbered run over the whole segment gives that line.
+    @Test(arguments: [1, 7, 4096])
+    func numberedLinesAreNumberedAsTheWholeSegment(_ readSize: Int) throws {
+        let long = #"{"profile": {"first_name": "\#(String(repeating: "z", count: 5_000))"}}"#
+        let segment = [line("a"), "", long, line("b", n: "1e30"), "{", line("c"), "  ", line("d")]
+        let whole = try runBatch(BatchRenderer(campaign: campaign, platform: .ios, chunkSize: 3, chunkBytes: 300, maxLineBytes: 1_000),
+                                 segment.joined(separator: "\n") + "\n").lines
+        // The segment's even lines, out of order, as a partition after a shuffle; the last without a newline.
+        let part = [8, 2, 4, 6]
+        var renderer = BatchRenderer(campaign: campaign, platform: .ios, chunkSize: 3, chunkBytes: 300, maxLineBytes: 1_000)
+        renderer.numberedInput = true
+        let (lines, summary) = try runBatch(renderer, part.map { "\($0)\t" + segment[$0 - 1] }.joined(separator: "\n"), readSize: readSize)
+        #expect(lines == part.map { whole[$0 - 1] })
+        #expect(lines.map { $0.property("status") } == ["rendered", "skipped", "failed", "rendered"])
+        #expect(summary == BatchRenderer.Summary(rendered: 2, aborted: 0, failed: 1, skipped: 1))
+        // The limit is the document's: a document of exactly 1,000 bytes is read, one of 1,001 is not.
+        let exact = #"{"profile": {"first_name": "\#(String(repeating: "y", count: 1_000 - 31))"}}"#
+        #expect(exact.utf8.count == 1_000)
+        let limit = try runBatch(renderer, "123456789012345678\t\(exact)\n9\t\(exact) \n", readSize: readSize).lines
+        #expect(limit.map { $0.property("line") } == [123_456_789_012_345_678, 9])
+        #expect(limit.map { $0.property("status") } == ["rendered", "failed"])
+        #expect(limit[1].property("error").stringValue?.contains("line 9: longer than 1000 bytes") == true, "\(limit[1])")
+    }
+
+    /// A document given as `base64:` (a line that is not UTF-8, as the Spark job passes it) has
+    /// the result an unnumbered run gives its bytes, and the limit counts the bytes, not the base64.
+    @Test func base64DocumentsAreReadFromTheirBytes() throws {
+        let bad: [UInt8] = Array(#"{"profile": {"first_name": "a"#.utf8) + [0xFF] + Array(#"b"}}"#.utf8)
+        let segment = [bad, Array(line("é").utf8), Array(line("c").utf8) + [0x0D], Array(repeating: 0xE9, count: 90)]
+        let plain = BatchRenderer(campaign: campaign, platform: .ios, maxLineBytes: 90)
+        let expected = try runBatch(plain, bytes: Array(segment.joined(separator: [0x0A])))
+        #expect(expected[0].property("error").stringValue?.contains("invalid UTF-8 (byte 0xFF)") == true, "\(expected[0])")
+        #expect(expected.map { $0.property("status") } == ["failed", "rendered", "rendered", "failed"])
+        var numbered = plain
+        numbered.numberedInput = true
+        let encoded = segment.enumerated().map { "\($0.offset + 1)\tbase64:" + Data($0.element).base64EncodedString() }
+        #expect(try runBatch(numbered, bytes: Array(encoded.joined(separator: "\n").utf8)) == expected)
+        // 91 bytes in base64 is over the limit of 90 as 91 bytes are.
+        let over = try runBatch(numbered, bytes: Array(("7\tbase64:" + Data(repeating: 0x20, count: 91).base64EncodedString()).utf8))
+        #expect(over.first?.property("error") == "line 7: longer than 90 bytes (the line limit); not read")
+        #expect(try runBatch(numbered, "5\tbase64:@@@@\n").lines.first?.property("error") == "line 5: a base64: document that is not base64")
+    }
+
+    @Test(arguments: ["7 {}", "{}", "\t{}", "0\t{}", "-3\t{}", "1234567890123456789\t{}", "12a\t{}", String(repeating: "9", count: 3_000)])
+    func aNumberedLineWithoutItsNumberEndsTheRun(_ bad: String) throws {
+        var renderer = BatchRenderer(campaign: campaign, platform: .ios, chunkSize: 2, chunkBytes: 300, maxLineBytes: 1_000)
+        renderer.numberedInput = true
+        #expect(throws: BatchRenderer.NumberedLineError.self) { try runBatch(renderer, "1\t\(line("a"))\n2\t\n\(bad)\n4\t{}\n") }
+        do { _ = try runBatch(renderer, "1\t{}\n2\t{}\n\(bad)\n") } catch let error as BatchRenderer.NumberedLineError {
+            #expect(error.inputLine == 3)
+        }
     }
 
     @Test func resumingCutsAPartialLastLineOff() throws {
@@ -124,6 +203,19 @@ func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) t
         #expect(try runPushliquid(["batch", "learning-progress", "--resume"]).status == 2)
         #expect(try runPushliquid(["batch", "learning-progress", "--from-line", "0"]).status == 2)
         #expect(try runPushliquid(["batch", "learning-progress", "--max-line-bytes", "0"]).status == 2)
+        #expect(try runPushliquid(["batch", "learning-progress", "--numbered", "--from-line", "2"]).status == 2)
+        #expect(try runPushliquid(["batch", "learning-progress", "--numbered", "--output", "/dev/null", "--resume"]).status == 2)
+    }
+
+    @Test func numberedInputOnTheCommandLine() throws {
+        let doc = #"{"profile": {"external_id": "u1", "custom_attributes": {"completed_session_count": 1, "total_session_count": 4}}, "api_trigger_properties": {"next_session_name": "S"}}"#
+        let run = try runPushliquid(["batch", "learning-progress", "--numbered"], stdin: "41\t\(doc)\n40\t\n")
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = try run.stdout.split(separator: "\n").map { try JSONValueParser.parse(String($0)) }
+        #expect(lines.map { $0.property("line") } == [41, 40])
+        #expect(lines.map { $0.property("status") } == ["rendered", "skipped"])
+        let bad = try runPushliquid(["batch", "learning-progress", "--numbered"], stdin: "1\t{}\n\(doc)\n")
+        #expect(bad.status == 1 && bad.stderr.contains("error: input line 2: it does not start with a line number"), "\(bad.stderr)")
     }
 }
 
