@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Spark job's test (deploy/spark/test_render_campaign.py): Spark in local mode over 100,000
-# generated contexts, against one `pushliquid batch` run, with and without a killed partition,
-# Parquet in and out, and promotion codes across executors. Installs pyspark from PyPI (and
+# generated contexts, against one `pushliquid batch` run, with and without a killed partition; on
+# a local pseudo-cluster (local-cluster) over a segment with bad lines; Parquet in and out;
+# promotion codes across executors; bad input; the job's check of its output. Installs pyspark from PyPI (and
 # Java 17 from Debian) when missing; with CI=true a Spark that cannot be had is a failure,
 # elsewhere the test is skipped, saying so.
 set -euo pipefail

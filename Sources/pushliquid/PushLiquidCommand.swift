@@ -107,7 +107,7 @@ func errorLine(for error: any Error) -> String {
 }
 
 /// The version `--version` prints (the package's release tag, without the `v`).
-let pushLiquidVersion = "0.17.0"
+let pushLiquidVersion = "0.18.0"
 
 /// An error the tool reports with its own exit code.
 struct ToolError: Error {

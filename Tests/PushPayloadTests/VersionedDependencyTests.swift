@@ -31,7 +31,7 @@ import Testing
             try fm.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
             try fm.copyItem(at: root.appendingPathComponent(path), to: target)
         }
-        let version = "0.17.\(Int(Date().timeIntervalSince1970))"
+        let version = "0.18.\(Int(Date().timeIntervalSince1970))"
         for step in [["git", "init", "-q"], ["git", "add", "-A"],
                      ["git", "-c", "user.name=test", "-c", "user.email=test@example.com", "commit", "-q", "--allow-empty", "-m", "snapshot"],
                      ["git", "tag", version]] {
@@ -47,7 +47,7 @@ import Testing
             let package = Package(
                 name: "Client",
                 platforms: [.macOS(.v13)],
-                dependencies: [.package(url: "\(snapshot.absoluteString)", from: "0.17.0")],
+                dependencies: [.package(url: "\(snapshot.absoluteString)", from: "0.18.0")],
                 targets: [.executableTarget(name: "client", dependencies: [.product(name: "PushPayload", package: "pushliquid")])]
             )
             """.write(to: client.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)

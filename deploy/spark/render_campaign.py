@@ -34,7 +34,10 @@ executors share: a shared POSIX file system with working `flock` on a cluster), 
 recipient is given the code it already has, so that no code is handed out twice.
 
 A line that is not valid UTF-8 reaches `pushliquid` as its bytes in base64 (Spark's strings
-would replace them), so that its result is the one `pushliquid batch` gives it over the file.
+would replace them), so that its result is the one `pushliquid batch` gives it over the file
+(Spark 4.0 and later: earlier ones cannot tell, and replace the bytes).
+
+Needs Python and pyspark on the driver only: executors run the JVM and the binary.
 """
 import argparse
 import json
@@ -66,9 +69,7 @@ def fail(message):
 
 
 def parse_arguments(argv):
-    p = argparse.ArgumentParser(
-        prog="render_campaign.py",
-        description="Render a campaign over a segment with pushliquid batch on Spark (see the module's docstring).")
+    p = argparse.ArgumentParser(prog="render_campaign.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--binary", required=True,
                    help="the pushliquid binary: a release build with the Swift runtime linked in (scripts/run.sh builds one); "
                         "a local path or anything Hadoop reads")
@@ -80,7 +81,8 @@ def parse_arguments(argv):
     p.add_argument("--output", required=True, help="the results' folder (replaced)")
     p.add_argument("--platform", default="ios", choices=["ios", "android"])
     p.add_argument("--partitions", type=int, default=0,
-                   help="render in N partitions (a shuffle of the numbered documents); default: as the input is split")
+                   help="render in N partitions (a shuffle of the numbered documents); default: the input's splits, at least "
+                        "four per core (spark.sql.files.minPartitionNum)")
     p.add_argument("--input-format", default="json", choices=["json", "parquet"])
     p.add_argument("--output-format", default="json", choices=["json", "parquet"])
     p.add_argument("--ledger", default=None,
