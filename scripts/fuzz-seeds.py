@@ -10,8 +10,10 @@ contexts generator (SHARED_DIR/bench). Each input is written in the target's for
                    template, a NUL byte, the data as JSON
   fuzz-json        a JSON document
   fuzz-campaign    a campaign file (YAML)
-  fuzz-batch-line  one NDJSON line of `pushliquid batch`
+  fuzz-batch-line  one NDJSON line of `pushliquid batch` (the target also reads the input whole as
+                   `--numbered` input: a few seeds are numbered lines)
 """
+import base64
 import hashlib
 import json
 import os
@@ -82,6 +84,11 @@ elif target == "fuzz-batch-line":
         write(json.dumps({"profile": p, "api_trigger_properties": {"next_session_name": "Flows"}}).encode())
     for line in contexts:
         write(line.encode())
+    # Numbered input, as the Spark job feeds a partition: numbers, blank documents, base64 ones.
+    numbered = [f"{n}\t{line}" for n, line in enumerate(contexts[:3], start=41)]
+    write("\n".join(numbered).encode())
+    write(b"7\t\n8\t   \r\n9\tbase64:" + base64.b64encode(b'{"profile": {"first_name": "a\xffb"}}') + b"\n10\tbase64:@@\n")
+    write(b"123456789012345678\t{}\n1\t" + b"x" * 60 + b"\n2\tbase64:" + base64.b64encode(b" " * 60))
 else:
     sys.exit(f"fuzz-seeds: unknown target {target}")
 print(f"fuzz-seeds: {len(os.listdir(out))} seeds for {target} in {out}", file=sys.stderr)
