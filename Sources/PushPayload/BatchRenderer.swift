@@ -52,6 +52,14 @@ public struct BatchRenderer: Sendable {
     /// What starts a numbered line's document given in base64.
     static let base64Marker = Array("base64:".utf8)
 
+    /// The longest numbered line that can hold a document of `maxLineBytes`: its prefix, and the
+    /// document in base64 (saturating: any limit, up to `Int.max`, is a limit).
+    static func numberedLineLimit(_ maxLineBytes: Int) -> Int {
+        let (encoded, overflow) = (maxLineBytes / 3 + 1).multipliedReportingOverflow(by: 4)
+        guard !overflow, encoded <= Int.max - maxNumberPrefix - base64Marker.count else { return Int.max }
+        return encoded + maxNumberPrefix + base64Marker.count
+    }
+
     /// The length of the document in `buffer[range]` as ``maxLineBytes`` counts it: its bytes,
     /// or for a numbered line's `base64:` document, the bytes it decodes to.
     func documentLength(_ buffer: [UInt8], _ range: Range<Int>) -> Int {
@@ -321,7 +329,7 @@ public struct BatchRenderer: Sendable {
         var discardedNumber = 0
         /// How long a line may grow before it is dropped: a numbered line's may hold its prefix,
         /// and a document of ``maxLineBytes`` in base64.
-        let dropAfter = numberedInput ? Self.maxNumberPrefix + Self.base64Marker.count + maxLineBytes / 3 * 4 + 4 : maxLineBytes
+        let dropAfter = numberedInput ? Self.numberedLineLimit(maxLineBytes) : maxLineBytes
 
         func output(_ job: Job) throws {
             // The chunk's promotion codes are recorded durably before any of its payloads is written.

@@ -207,6 +207,18 @@ func runBatch(_ renderer: BatchRenderer, bytes input: [UInt8]) throws -> [Liquid
         #expect(try runPushliquid(["batch", "learning-progress", "--numbered", "--output", "/dev/null", "--resume"]).status == 2)
     }
 
+    /// Any line limit is a limit, up to the largest: none overflows what numbered lines may hold.
+    @Test(arguments: [1, 2, 3, 1 << 20, Int.max / 4 * 3, Int.max - 1, Int.max])
+    func anyLineLimitWorksWithNumberedInput(_ limit: Int) throws {
+        var renderer = BatchRenderer(campaign: BatchReliabilityTests().campaign, platform: .ios, maxLineBytes: limit)
+        renderer.numberedInput = true
+        let lines = try runBatch(renderer, "3\t\n4\t{\"profile\": {}}\n").lines
+        #expect(lines.map { $0.property("line") } == [3, 4])
+        #expect(lines[1].property("status") == (limit >= 15 ? "rendered" : "failed"))
+        let run = try runPushliquid(["batch", "learning-progress", "--numbered", "--max-line-bytes", String(limit)], stdin: "7\t\n")
+        #expect(run.status == 0 && run.stdout.contains(#"{"line":7,"status":"skipped""#), "\(run.stderr)")
+    }
+
     @Test func numberedInputOnTheCommandLine() throws {
         let doc = #"{"profile": {"external_id": "u1", "custom_attributes": {"completed_session_count": 1, "total_session_count": 4}}, "api_trigger_properties": {"next_session_name": "S"}}"#
         let run = try runPushliquid(["batch", "learning-progress", "--numbered"], stdin: "41\t\(doc)\n40\t\n")
