@@ -63,10 +63,8 @@ public struct BatchRenderer: Sendable {
     /// The length of the document in `buffer[range]` as ``maxLineBytes`` counts it: its bytes,
     /// or for a numbered line's `base64:` document, the bytes it decodes to.
     func documentLength(_ buffer: [UInt8], _ range: Range<Int>) -> Int {
-        let marker = Self.base64Marker
-        guard numberedInput, range.count >= marker.count,
-              buffer[range.lowerBound..<(range.lowerBound + marker.count)].elementsEqual(marker) else { return range.count }
-        let encoded = buffer[(range.lowerBound + marker.count)..<range.upperBound]
+        guard numberedInput, let text = base64Text(buffer, range) else { return range.count }
+        let encoded = buffer[text]
         let padding = encoded.suffix(2).filter { $0 == UInt8(ascii: "=") }.count
         return encoded.count / 4 * 3 - (encoded.count % 4 == 0 ? padding : 0)
     }
@@ -509,12 +507,19 @@ func numberPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, inpu
     throw BatchRenderer.NumberedLineError(inputLine: inputLine, problem: "it does not start with a line number (1 to 18 digits) and a tab")
 }
 
+/// Where the base64 text of a numbered line's `base64:BYTES` document in `buffer[range]` is;
+/// `nil` for a document given as it is.
+func base64Text(_ buffer: [UInt8], _ range: Range<Int>) -> Range<Int>? {
+    let marker = BatchRenderer.base64Marker
+    guard range.count >= marker.count, buffer[range.lowerBound..<(range.lowerBound + marker.count)].elementsEqual(marker) else { return nil }
+    return (range.lowerBound + marker.count)..<range.upperBound
+}
+
 /// A numbered line's document given as `base64:BYTES`: `.some(bytes)` decoded, `.some(nil)`
 /// when BYTES is not base64; `nil` for a document given as it is.
 func base64Document(_ buffer: [UInt8], _ range: Range<Int>) -> [UInt8]?? {
-    let marker = BatchRenderer.base64Marker
-    guard range.count >= marker.count, buffer[range.lowerBound..<(range.lowerBound + marker.count)].elementsEqual(marker) else { return nil }
-    var encoded = buffer[(range.lowerBound + marker.count)..<range.upperBound]
+    guard let text = base64Text(buffer, range) else { return nil }
+    var encoded = buffer[text]
     while let last = encoded.last, last == 0x0D || last == 0x20 || last == 0x09 { encoded.removeLast() }
     guard let data = Data(base64Encoded: Data(encoded)) else { return .some(nil) }
     return .some([UInt8](data))

@@ -7,7 +7,12 @@ import Testing
 
 /// Runs `renderer` over `text` read `readSize` bytes at a time; the result lines and summary.
 func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) throws -> (lines: [LiquidValue], summary: BatchRenderer.Summary) {
-    let input = Array(text.utf8)
+    try runBatch(renderer, bytes: Array(text.utf8), readSize: readSize)
+}
+
+/// Runs `renderer` over the bytes `input` (which need not be UTF-8) read `readSize` bytes at a
+/// time; the result lines and summary.
+func runBatch(_ renderer: BatchRenderer, bytes input: [UInt8], readSize: Int = 4096) throws -> (lines: [LiquidValue], summary: BatchRenderer.Summary) {
     var offset = 0
     var output: [UInt8] = []
     let summary = try renderer.run(
@@ -20,21 +25,6 @@ func runBatch(_ renderer: BatchRenderer, _ text: String, readSize: Int = 4096) t
         write: { output += $0 })
     let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").map { (try? JSONValueParser.parse(String($0))) ?? .nil }
     return (lines, summary)
-}
-
-/// Runs `renderer` over the bytes `input` (which need not be UTF-8); the result lines.
-func runBatch(_ renderer: BatchRenderer, bytes input: [UInt8]) throws -> [LiquidValue] {
-    var offset = 0
-    var output: [UInt8] = []
-    _ = try renderer.run(
-        read: { buffer in
-            let n = min(buffer.count, input.count - offset)
-            input.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)])) }
-            offset += n
-            return n
-        },
-        write: { output += $0 })
-    return try String(decoding: output, as: UTF8.self).split(separator: "\n").map { try JSONValueParser.parse(String($0)) }
 }
 
 /// One recipient fails alone: every input line has exactly one result, in order.
@@ -118,15 +108,15 @@ func runBatch(_ renderer: BatchRenderer, bytes input: [UInt8]) throws -> [Liquid
         let bad: [UInt8] = Array(#"{"profile": {"first_name": "a"#.utf8) + [0xFF] + Array(#"b"}}"#.utf8)
         let segment = [bad, Array(line("é").utf8), Array(line("c").utf8) + [0x0D], Array(repeating: 0xE9, count: 90)]
         let plain = BatchRenderer(campaign: campaign, platform: .ios, maxLineBytes: 90)
-        let expected = try runBatch(plain, bytes: Array(segment.joined(separator: [0x0A])))
+        let expected = try runBatch(plain, bytes: Array(segment.joined(separator: [0x0A]))).lines
         #expect(expected[0].property("error").stringValue?.contains("invalid UTF-8 (byte 0xFF)") == true, "\(expected[0])")
         #expect(expected.map { $0.property("status") } == ["failed", "rendered", "rendered", "failed"])
         var numbered = plain
         numbered.numberedInput = true
         let encoded = segment.enumerated().map { "\($0.offset + 1)\tbase64:" + Data($0.element).base64EncodedString() }
-        #expect(try runBatch(numbered, bytes: Array(encoded.joined(separator: "\n").utf8)) == expected)
+        #expect(try runBatch(numbered, bytes: Array(encoded.joined(separator: "\n").utf8)).lines == expected)
         // 91 bytes in base64 is over the limit of 90 as 91 bytes are.
-        let over = try runBatch(numbered, bytes: Array(("7\tbase64:" + Data(repeating: 0x20, count: 91).base64EncodedString()).utf8))
+        let over = try runBatch(numbered, bytes: Array(("7\tbase64:" + Data(repeating: 0x20, count: 91).base64EncodedString()).utf8)).lines
         #expect(over.first?.property("error") == "line 7: longer than 90 bytes (the line limit); not read")
         #expect(try runBatch(numbered, "5\tbase64:@@@@\n").lines.first?.property("error") == "line 5: a base64: document that is not base64")
     }

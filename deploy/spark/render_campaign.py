@@ -358,10 +358,8 @@ def run(args, ledger, environment, staging):
         text = spark.read.text(args.output)
         number = F.substring_index(F.substring("value", len('{"line":') + 1, 20), ",", 1)
         # (The first `,"status":"` is the field: inside the JSON string before it, every quote is escaped.)
-        at = F.instr("value", ',"status":"')
         written = text.select(F.when(F.col("value").startswith('{"line":'), number).cast("long").alias("line"),
-                              F.when(at > 0, F.substring_index(F.expr("substring(value, instr(value, ',\"status\":\"') + 11, 12)"), '"', 1))
-                              .alias("status"))
+                              F.regexp_extract("value", r',"status":"([a-z]+)"', 1).alias("status"))
     else:
         frame = as_frame(spark, results)
         frame.select(F.get_json_object("result", "$.line").cast("long").alias("line"),
